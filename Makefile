@@ -1,0 +1,138 @@
+# fairshuf -- build, test, install.  `make help` lists the targets.
+#
+# Variables: CC, CXX, CFLAGS, BUILD (output folder), SANITIZE=1 (ASan+UBSan),
+# PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
+# edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf,
+# tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
+
+CC       ?= cc
+CXX      ?= c++
+PREFIX   ?= /usr/local
+BUILD    ?= build
+PKGS     := libsodium
+SONAME   := libfairshuf.so.0
+VERSION  := $(shell sed -n 's/^#define FS_VERSION_STRING "\(.*\)"/\1/p' include/fairshuf.h)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wvla
+OPT      ?= -O2 -g
+ifeq ($(SANITIZE),1)
+OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+endif
+CFLAGS   ?=
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib \
+              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium) -lpthread -lm
+SANFLAGS := -fsanitize=address,undefined
+SANLD    := $(if $(filter 1,$(SANITIZE)),$(SANFLAGS))
+
+LIB_SRC  := $(sort $(shell find lib -name '*.c'))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SRC  := $(sort $(wildcard programs/*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
+TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
+TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
+HEADERS  := $(shell find include lib -name '*.h')
+
+.PHONY: all setup demo check check-sanitize check-clang test install \
+        install-shuf-link uninstall bench battery clean help lint
+
+all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
+
+help:
+	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
+	@echo "make demo       set up, build and show fairshuf at work"
+	@echo "make check      set up, build and run the test suite (summary line last)"
+	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
+	@echo "make check-clang     -Werror build and suite with clang"
+	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
+	@echo "make battery    dieharder over every generator (long; opt-in)"
+	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libfairshuf.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libfairshuf.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SANLD) -o $@.$(VERSION) $^ $(LDLIBS)
+	ln -sf libfairshuf.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf libfairshuf.so.$(VERSION) $@
+
+$(BUILD)/fairshuf: $(CLI_OBJ) $(BUILD)/libfairshuf.a
+	$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(LDLIBS)
+	ln -sf fairshuf $(BUILD)/shuf
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit $(SANLD) -o $@ $< $(TEST_SUP) \
+	    $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/failrandom.so: tests/support/failrandom.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 -o $@ $< -ldl
+
+test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
+	@BUILD=$(BUILD) tests/run.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) scripts/demo.sh
+
+check: setup
+	@$(MAKE) --no-print-directory test
+
+check-sanitize: setup
+	@$(MAKE) --no-print-directory test BUILD=build-san SANITIZE=1
+
+check-clang: setup
+	@$(MAKE) --no-print-directory test BUILD=build-clang CC=clang CXX=clang++
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
+	    --inline-suppr -Iinclude -Ilib lib programs
+
+bench: all
+	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD))
+
+battery: all
+	@BUILD=$(BUILD) bench/battery.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
+	install -m 644 include/fairshuf.h $(DESTDIR)$(PREFIX)/include/
+	if [ -d include/fairshuf ]; then install -d $(DESTDIR)$(PREFIX)/include/fairshuf && \
+	    install -m 644 include/fairshuf/*.h $(DESTDIR)$(PREFIX)/include/fairshuf/; fi
+	install -m 644 $(BUILD)/libfairshuf.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfairshuf.so
+	install -m 755 $(BUILD)/fairshuf $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    scripts/fairshuf.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    scripts/fairshuf-config.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf/fairshuf-config.cmake
+
+# Opt-in: also answer to the name `shuf` (never done by plain install).
+install-shuf-link: install
+	ln -sf fairshuf $(DESTDIR)$(PREFIX)/bin/shuf
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/fairshuf.h $(DESTDIR)$(PREFIX)/lib/libfairshuf.* \
+	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/fairshuf*.1
+	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
+
+clean:
+	rm -rf build build-san build-clang

@@ -1,0 +1,132 @@
+/* internal.h -- what the library's files share and users never see. */
+#ifndef FS_INTERNAL_H
+#define FS_INTERNAL_H
+
+#include <string.h>
+
+#include "fairshuf.h"
+
+#define FS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* A generator is a byte stream served from a buffer; the buffer is refilled
+ * by the generator's own function.  For an OS-keyed chacha20 the stream
+ * (and the key) live in a MADV_WIPEONFORK page, so a child sees pos == end
+ * == 0 and re-keys on its first draw. */
+#define FS_RNG_BUF 1024
+
+typedef struct fs_stream {
+    size_t pos, end;
+    unsigned char buf[FS_RNG_BUF];
+} fs_stream;
+
+struct fs_rng;
+typedef struct fs_rng_vtable {
+    const fs_rng_info *info;
+    /* Refills s->buf[0..s->end) with the next bytes; sets s->pos = 0.  On
+     * failure sets rng->error and fills zeros. */
+    void (*refill)(struct fs_rng *rng);
+    void (*destroy)(struct fs_rng *rng); /* optional */
+} fs_rng_vtable;
+
+struct fs_rng {
+    fs_stream *s;              /* points into `own` or a wipe-on-fork page */
+    const fs_rng_vtable *vt;
+    int error;
+    void *ext;                 /* generator-specific heap state, or NULL */
+    union {
+        uint64_t u64[4];
+        uint32_t u32[4];
+        struct { uint64_t hi, lo, inc_hi, inc_lo; } pcg;
+    } st;                      /* small generator states */
+    fs_stream own;
+};
+
+/* Slow path: refill and take n (<= 8) bytes. */
+uint64_t fs__rng_take_slow(fs_rng *rng, unsigned n);
+
+static inline uint64_t fs__u64(fs_rng *rng)
+{
+    fs_stream *s = rng->s;
+    if (FS_LIKELY(s->end - s->pos >= 8)) {
+        uint64_t v;
+        memcpy(&v, s->buf + s->pos, 8);
+        s->pos += 8;
+        return v; /* little-endian hosts only (checked in rng.c) */
+    }
+    return fs__rng_take_slow(rng, 8);
+}
+
+static inline uint32_t fs__u32(fs_rng *rng)
+{
+    fs_stream *s = rng->s;
+    if (FS_LIKELY(s->end - s->pos >= 4)) {
+        uint32_t v;
+        memcpy(&v, s->buf + s->pos, 4);
+        s->pos += 4;
+        return v;
+    }
+    return (uint32_t)fs__rng_take_slow(rng, 4);
+}
+
+/* Resolves NULL to the thread's default generator (may return NULL). */
+static inline fs_rng *fs__rng(fs_rng *rng)
+{
+    return rng ? rng : fs_rng_default();
+}
+
+/* Lemire's method, one word at a time.  Exposed (not public) so that the
+ * exhaustive test can run the very same step on 16-bit words: a word x is
+ * accepted for bound n iff lo(x*n) >= 2^W mod n, and then the result is
+ * hi(x*n).  FS_LEMIRE_STEP defines  static inline int NAME(W x, W n, W t,
+ * W *res) returning 1 when accepted, where t = 2^W mod n (or 0 when the
+ * caller has not computed it yet and lo(x*n) >= n, which always accepts). */
+#define FS_DEFINE_LEMIRE_STEP(NAME, W, DW, BITS)                          \
+    static inline int NAME(W x, W n, W t, W *res)                         \
+    {                                                                     \
+        DW m = (DW)x * (DW)n;                                             \
+        W lo = (W)m;                                                      \
+        *res = (W)(m >> (BITS));                                          \
+        return lo >= t;                                                   \
+    }
+
+__extension__ typedef unsigned __int128 fs_u128;
+FS_DEFINE_LEMIRE_STEP(fs__lemire_step64, uint64_t, fs_u128, 64)
+
+/* The threshold 2^64 mod n, computed as (-n) % n in 64-bit arithmetic. */
+static inline uint64_t fs__lemire_threshold64(uint64_t n)
+{
+    return (uint64_t)(0 - n) % n;
+}
+
+/* Uniform in [0, n), n >= 1: the hot form used by every shuffle. */
+static inline uint64_t fs__below(fs_rng *rng, uint64_t n)
+{
+    uint64_t r;
+    uint64_t x = fs__u64(rng);
+    fs_u128 m = (fs_u128)x * n;
+    if (FS_UNLIKELY((uint64_t)m < n)) {
+        uint64_t t = fs__lemire_threshold64(n);
+        while (!fs__lemire_step64(x, n, t, &r))
+            x = fs__u64(rng);
+        return r;
+    }
+    return (uint64_t)(m >> 64);
+}
+
+/* Swap of two elements of `size` bytes. */
+static inline void fs__swap(unsigned char *a, unsigned char *b, size_t size)
+{
+    unsigned char tmp[64];
+    while (size > 0) {
+        size_t c = size < sizeof tmp ? size : sizeof tmp;
+        memcpy(tmp, a, c);
+        memcpy(a, b, c);
+        memcpy(b, tmp, c);
+        a += c;
+        b += c;
+        size -= c;
+    }
+}
+
+#endif

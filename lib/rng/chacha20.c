@@ -1,0 +1,159 @@
+/* chacha20.c -- the default generator: ChaCha20 keystream from libsodium
+ * (crypto_stream_chacha20_ietf_xor_ic, RFC 8439).  Test vectors: RFC 7539
+ * A.1 #1 (all-zero key, nonce and counter) and RFC 8439 2.3.2.
+ *
+ * Seeded: key from the seed (fs_seed_to_key), nonce 0, block counter from
+ *   0; bytes in keystream order.  After 2^32 blocks (256 GiB) the counter
+ *   wraps and the nonce's first 32-bit little-endian word counts up.
+ * OS-keyed: the key comes from getrandom; each refill draws 1024 bytes of
+ *   output plus 32 bytes that replace the key (fast key erasure: a state
+ *   read later does not reveal earlier output), and every 1 MiB fresh OS
+ *   entropy is mixed into the key.  Key and buffer live in a
+ *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
+ *   from the OS on its first draw; where the kernel lacks WIPEONFORK the
+ *   generator checks getpid() on each (then 64-byte) refill instead. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "generators.h"
+
+#define RESEED_BYTES (1u << 20)
+
+typedef struct chacha_os {
+    fs_stream s;
+    unsigned char key[32];
+    uint32_t live;      /* 0 after fork (wiped): re-key before use */
+    uint32_t since;     /* bytes since the last OS re-seed */
+} chacha_os;
+
+typedef struct chacha_seeded {
+    unsigned char key[32];
+    unsigned char nonce[12];
+    uint32_t counter;
+} chacha_seeded;
+
+/* st.u64[0]: 0 seeded, 1 OS + wipe-on-fork, 2 OS + pid check.
+ * st.u64[1]: the pid recorded in mode 2. */
+enum { SEEDED = 0, OS_WIPE = 1, OS_PID = 2 };
+
+static void refill_seeded(fs_rng *rng)
+{
+    chacha_seeded *c = rng->ext;
+    fs_stream *s = rng->s;
+    memset(s->buf, 0, FS_RNG_BUF);
+    crypto_stream_chacha20_ietf_xor_ic(s->buf, s->buf, FS_RNG_BUF, c->nonce,
+                                       c->counter, c->key);
+    c->counter += FS_RNG_BUF / 64;
+    if (c->counter == 0) { /* 2^32 blocks: carry into the nonce */
+        for (int i = 0; i < 4 && ++c->nonce[i] == 0; i++)
+            ;
+    }
+    s->pos = 0;
+    s->end = FS_RNG_BUF;
+}
+
+static void fail(fs_rng *rng, fs_stream *s, size_t len)
+{
+    fs_rng_set_error(rng, FS_ERANDOM);
+    memset(s->buf, 0, len);
+    s->pos = 0;
+    s->end = len;
+}
+
+static void refill_os(fs_rng *rng)
+{
+    chacha_os *c = rng->ext;
+    fs_stream *s = &c->s;
+    size_t len = FS_RNG_BUF;
+    if (rng->st.u64[0] == OS_PID) {
+        len = 64;
+        if ((uint64_t)getpid() != rng->st.u64[1]) {
+            c->live = 0;
+            rng->st.u64[1] = (uint64_t)getpid();
+        }
+    }
+    if (rng->error != FS_OK)
+        return fail(rng, s, len);
+    if (!c->live || c->since >= RESEED_BYTES) {
+        unsigned char fresh[32];
+        if (fs_os_random(fresh, sizeof fresh) != FS_OK)
+            return fail(rng, s, len);
+        for (int i = 0; i < 32; i++)
+            c->key[i] = (unsigned char)((c->live ? c->key[i] : 0) ^ fresh[i]);
+        sodium_memzero(fresh, sizeof fresh);
+        c->live = 1;
+        c->since = 0;
+    }
+    static const unsigned char nonce[12];
+    unsigned char block[FS_RNG_BUF + 32];
+    memset(block, 0, len + 32);
+    crypto_stream_chacha20_ietf_xor_ic(block, block, len + 32, nonce, 0,
+                                       c->key);
+    memcpy(s->buf, block, len);
+    memcpy(c->key, block + len, 32);
+    sodium_memzero(block, len + 32);
+    c->since += (uint32_t)len;
+    s->pos = 0;
+    s->end = len;
+}
+
+static void refill(fs_rng *rng)
+{
+    if (rng->st.u64[0] == SEEDED)
+        refill_seeded(rng);
+    else
+        refill_os(rng);
+}
+
+static void destroy(fs_rng *rng)
+{
+    if (rng->ext == NULL)
+        return;
+    if (rng->st.u64[0] == SEEDED) {
+        sodium_memzero(rng->ext, sizeof(chacha_seeded));
+        free(rng->ext);
+    } else {
+        sodium_memzero(rng->ext, sizeof(chacha_os));
+        munmap(rng->ext, sizeof(chacha_os));
+    }
+    rng->ext = NULL;
+}
+
+int fs__chacha20_seed(fs_rng *rng, const char *seed)
+{
+    if (seed != NULL) {
+        chacha_seeded *c = calloc(1, sizeof *c);
+        if (c == NULL)
+            return FS_ENOMEM;
+        rng->ext = c;
+        rng->st.u64[0] = SEEDED;
+        return fs_seed_to_key(seed, c->key);
+    }
+    chacha_os *c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED)
+        return FS_ENOMEM;
+    rng->ext = c;
+    rng->s = &c->s;
+#ifdef MADV_WIPEONFORK
+    if (madvise(c, sizeof *c, MADV_WIPEONFORK) == 0)
+        rng->st.u64[0] = OS_WIPE;
+    else
+#endif
+    {
+        rng->st.u64[0] = OS_PID;
+        rng->st.u64[1] = (uint64_t)getpid();
+    }
+    /* Key now, so that a refusing OS is an error at creation. */
+    refill_os(rng);
+    return rng->error;
+}
+
+static const fs_rng_info info = {
+    "chacha20",
+    "ChaCha20 keystream (libsodium, RFC 8439); cryptographic; the default",
+    64, 256 + 96 + 32, 256, 1, 0};
+
+const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy};

@@ -1,0 +1,32 @@
+/* shuffle.h -- the algorithms behind fs_shuffle_with(), one file each.
+ * Each returns FS_OK or FS_ENOMEM and leaves the rng's sticky error to the
+ * caller.  base is never NULL here and n >= 2 unless stated. */
+#ifndef FS_SHUFFLE_H
+#define FS_SHUFFLE_H
+
+#include "../internal.h"
+
+typedef int (*fs__shuffle_fn)(unsigned char *base, size_t n, size_t size,
+                              fs_rng *rng);
+
+int fs__durstenfeld(unsigned char *, size_t, size_t, fs_rng *);
+int fs__inside_out(unsigned char *, size_t, size_t, fs_rng *);
+int fs__fisher_yates(unsigned char *, size_t, size_t, fs_rng *);
+int fs__sattolo(unsigned char *, size_t, size_t, fs_rng *);
+int fs__rejection(unsigned char *, size_t, size_t, fs_rng *);
+int fs__sort_key(unsigned char *, size_t, size_t, fs_rng *);
+int fs__bucket(unsigned char *, size_t, size_t, fs_rng *);
+int fs__naive_swap(unsigned char *, size_t, size_t, fs_rng *);
+int fs__swap_any(unsigned char *, size_t, size_t, fs_rng *);
+int fs__mod_bias(unsigned char *, size_t, size_t, fs_rng *);
+int fs__asf_1999(unsigned char *, size_t, size_t, fs_rng *);
+int fs__random_comparator(unsigned char *, size_t, size_t, fs_rng *);
+
+/* The library's choice for n (FS_ALG_AUTO); see docs/stream.md. */
+int fs__auto(unsigned char *, size_t, size_t, fs_rng *);
+
+/* Inside-out from src into dst (no overlap), n >= 1. */
+void fs__inside_out_copy(unsigned char *dst, const unsigned char *src,
+                         size_t n, size_t size, fs_rng *rng);
+
+#endif

@@ -1,0 +1,194 @@
+/* cli.c -- shared helpers of the subcommands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_prog = "fairshuf";
+
+static void vmsg(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: ", cli_prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+}
+
+void cli_die(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+    exit(status);
+}
+
+void cli_try_help(const char *sub, int status)
+{
+    if (sub && strcmp(cli_prog, "shuf") != 0)
+        fprintf(stderr, "Try '%s %s --help' for more information.\n",
+                cli_prog, sub);
+    else
+        fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog);
+    exit(status);
+}
+
+void cli_version(const char *sub)
+{
+    if (sub)
+        printf("%s %s (fairshuf) %s\n", cli_prog, sub, fs_version());
+    else
+        printf("%s (fairshuf) %s\n", cli_prog, fs_version());
+    printf("Seeded-stream specification version %d.\n"
+           "License: MIT.  There is NO WARRANTY, to the extent permitted by "
+           "law.\n",
+           FS_STREAM_VERSION);
+    exit(CLI_OK);
+}
+
+void cli_usage(const char *text)
+{
+    fputs(text, stdout);
+    exit(CLI_OK);
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (s == NULL || *s == '\0')
+        return -1;
+    uint64_t v = 0;
+    int overflow = 0;
+    for (const char *p = s; *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9)
+            return -1;
+        if (v > (UINT64_MAX - d) / 10)
+            overflow = 1;
+        else
+            v = v * 10 + d;
+    }
+    if (overflow)
+        return -2;
+    *out = v;
+    return 0;
+}
+
+uint64_t cli_u64_or_die(const char *what, const char *s)
+{
+    uint64_t v;
+    int rc = cli_parse_u64(s, &v);
+    if (rc == -2)
+        cli_die(CLI_FAIL, "invalid %s: '%s': %s", what, s, strerror(ERANGE));
+    if (rc != 0)
+        cli_die(CLI_FAIL, "invalid %s: '%s'", what, s);
+    return v;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -2;
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0': case 'B': case 'b': break;
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: return -1;
+    }
+    if (*end != '\0' && end[1] != '\0' &&
+        !((end[1] == 'B' || end[1] == 'i') && end[2] == '\0') &&
+        !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
+        return -1;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -2;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+fs_rng *cli_rng(const char *name, const char *seed)
+{
+    if (name && strcmp(name, "list") == 0)
+        cli_list_rngs();
+    fs_rng *rng;
+    int rc = fs_rng_new(&rng, name, seed);
+    if (rc == FS_ENOTFOUND)
+        cli_die(CLI_USAGE,
+                "unknown generator: '%s' (--rng=list shows the names)", name);
+    if (rc == FS_ESEED)
+        cli_die(CLI_USAGE, "invalid seed: the seed must not be empty");
+    if (rc != FS_OK)
+        cli_die(CLI_FAIL, "cannot create generator: %s", fs_strerror(rc));
+    return rng;
+}
+
+fs_algorithm cli_algorithm(const char *name)
+{
+    if (name && strcmp(name, "list") == 0)
+        cli_list_algorithms();
+    const fs_algorithm_info *a = fs_algorithm_find(name);
+    if (a == NULL)
+        cli_die(CLI_USAGE,
+                "unknown algorithm: '%s' (--algorithm=list shows the names)",
+                name);
+    return a->id;
+}
+
+void cli_list_rngs(void)
+{
+    size_t n;
+    const fs_rng_info *r = fs_rng_list(&n);
+    for (size_t i = 0; i < n; i++)
+        printf("%-14s %s\n", r[i].name, r[i].description);
+    exit(CLI_OK);
+}
+
+void cli_list_algorithms(void)
+{
+    size_t n;
+    const fs_algorithm_info *a = fs_algorithm_list(&n);
+    printf("%-18s %s\n", "auto", fs_algorithm_find("auto")->description);
+    for (size_t i = 0; i < n; i++)
+        printf("%-18s %s\n", a[i].name, a[i].description);
+    exit(CLI_OK);
+}
+
+void cli_check(int rc, const char *what)
+{
+    if (rc != FS_OK)
+        cli_die(CLI_FAIL, "%s: %s", what, fs_strerror(rc));
+}
+
+static void close_stdout(void)
+{
+    int bad = ferror(stdout);
+    int err = fclose(stdout) != 0 ? errno : 0;
+    if (bad || err) {
+        if (err == 0)
+            err = errno ? errno : EIO;
+        fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(err));
+        _exit(CLI_FAIL);
+    }
+}
+
+void cli_atexit_close_stdout(void)
+{
+    atexit(close_stdout);
+}

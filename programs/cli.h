@@ -1,0 +1,63 @@
+/* cli.h -- what the subcommands share: messages in coreutils' form,
+ * strict number parsing, generator set-up, checked output. */
+#ifndef FS_CLI_H
+#define FS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fairshuf.h"
+
+/* "fairshuf", or "shuf" when the binary runs under that name. */
+extern const char *cli_prog;
+
+/* Exit statuses: 0 success, 1 failure, 2 usage error. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* "PROG: message\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void cli_die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "Try 'PROG SUB --help' for more information." and exit(status). */
+_Noreturn void cli_try_help(const char *sub, int status);
+/* Prints "fairshuf SUB (fairshuf) VERSION" and exits 0 (1 on write error). */
+_Noreturn void cli_version(const char *sub);
+/* Prints text to stdout and exits 0 (1 on write error). */
+_Noreturn void cli_usage(const char *text);
+
+/* Strict unsigned decimal: digits only, no sign, no space, no overflow.
+ * Returns 0 on success, -1 malformed, -2 overflow. */
+int cli_parse_u64(const char *s, uint64_t *out);
+/* Like cli_parse_u64 or dies "invalid WHAT: 'S'" with status 1. */
+uint64_t cli_u64_or_die(const char *what, const char *s);
+/* A size with optional K, M, G, T suffix (powers of 1024), or B. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* Creates the generator (name NULL = chacha20, seed NULL = OS) or dies
+ * with a message naming the problem. */
+fs_rng *cli_rng(const char *name, const char *seed);
+/* Looks up an algorithm by name or dies; "list" is handled by callers. */
+fs_algorithm cli_algorithm(const char *name);
+/* Prints the generator or algorithm list with descriptions; exits. */
+_Noreturn void cli_list_rngs(void);
+_Noreturn void cli_list_algorithms(void);
+
+/* Dies "PROG: WHAT: fs_strerror(rc)" unless rc == FS_OK. */
+void cli_check(int rc, const char *what);
+
+/* Registers the stdout check at exit: a failed write or close of stdout
+ * reports "write error: ..." and exits 1 (coreutils' close_stdout). */
+void cli_atexit_close_stdout(void);
+
+/* The subcommands: argc/argv start at the subcommand's name. */
+int cmd_perm(int argc, char **argv);
+int cmd_rng(int argc, char **argv);
+int cmd_lines(int argc, char **argv);
+int cmd_deal(int argc, char **argv);
+int cmd_fair(int argc, char **argv);
+int cmd_attack(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_playlist(int argc, char **argv);
+
+#endif

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# setup.sh -- make sure the Debian packages fairshuf builds and tests with
+# are installed.  As root, installs what is missing with apt-get; otherwise
+# names the missing packages and fails.
+set -euo pipefail
+
+# What each is for (README "Dependencies" says the same):
+#   build-essential g++ pkgconf   compilers, make; C++ only for bench baselines
+#   libsodium-dev                 ChaCha20, SHA-256, HMAC (the library)
+#   libcmocka-dev                 unit test framework
+#   libgsl-dev                    independent reference in tests, bench baseline
+#   bats                          CLI tests
+#   dieharder                     generator battery (quick subset in the suite)
+#   clang                         second compiler for -Werror checks
+#   python3                       test helpers (XML check, fuzz corpus)
+packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
+          bats dieharder clang python3)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run as root, or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# run.sh -- runs every unit test binary (cmocka, TAP output) and every bats
+# file, prints each failure, and ends with one line: "N passed, N failed".
+# BUILD names the build folder; FS_TEST_FILTER limits to matching names.
+set -u
+BUILD=${BUILD:-build}
+export BUILD FS_BIN="$PWD/$BUILD/fairshuf" FS_FAILRANDOM="$PWD/$BUILD/tests/failrandom.so"
+export CMOCKA_MESSAGE_OUTPUT=TAP
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+filter=${FS_TEST_FILTER:-}
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+passed=0 failed=0
+
+count() { # name, tap file, exit status
+    local p f
+    p=$(grep -cE '^ok ' "$2")
+    f=$(grep -cE '^not ok ' "$2")
+    if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1 # crashed or exited non-zero without a failing test line
+        echo "FAIL $1: exited with status $3"
+        tail -n 20 "$2" | sed 's/^/    /'
+    fi
+    if [ "$f" -gt 0 ]; then
+        grep -E -A8 '^not ok ' "$2" | sed "s/^/    [$1] /" | head -n 60
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    printf '%-32s %4d passed, %d failed\n' "$1" "$p" "$f"
+}
+
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    "$t" >"$log/$name" 2>&1
+    count "$name" "$log/$name" $?
+done
+
+for b in tests/cli/*.bats; do
+    [ -e "$b" ] || continue
+    name=$(basename "$b")
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    bats --tap "$b" >"$log/$name" 2>&1
+    count "$name" "$log/$name" $?
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
