@@ -151,6 +151,26 @@ int fs__chacha20_seed(fs_rng *rng, const char *seed)
     return rng->error;
 }
 
+/* A seeded generator over caller-owned memory (lib/rng/child.c): key and
+ * nonce as given, counter 0, never freed through destroy(). */
+_Static_assert(sizeof(chacha_seeded) <= 64, "fits fs__child.ext (child.h)");
+
+size_t fs__chacha20_ext_size(void)
+{
+    return sizeof(chacha_seeded);
+}
+
+void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
+                        const unsigned char nonce[12])
+{
+    chacha_seeded *c = ext;
+    memcpy(c->key, key, 32);
+    memcpy(c->nonce, nonce, 12);
+    c->counter = 0;
+    rng->ext = c;
+    rng->st.u64[0] = SEEDED;
+}
+
 static const fs_rng_info info = {
     "chacha20",
     "ChaCha20 keystream (libsodium, RFC 8439); cryptographic; the default",

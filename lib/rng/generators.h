@@ -22,6 +22,10 @@ void fs__splitmix64_seed(fs_rng *rng, uint64_t seed);
 int fs__rand_seed(fs_rng *rng, uint64_t seed);
 void fs__delphi_seed(fs_rng *rng, uint64_t seed);
 int fs__chacha20_seed(fs_rng *rng, const char *seed); /* NULL: OS */
+/* chacha20 over caller memory of fs__chacha20_ext_size() bytes. */
+size_t fs__chacha20_ext_size(void);
+void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
+                        const unsigned char nonce[12]);
 
 /* splitmix64's step, shared by its generator and by xoshiro's seeding. */
 static inline uint64_t fs__splitmix64_next(uint64_t *x)
