@@ -1,14 +1,251 @@
-/* bucket.c -- placeholder until the scatter shuffle lands: Durstenfeld. */
+/* bucket.c -- the scatter ("bucket") shuffle for arrays beyond cache
+ * (Rao 1961; Sanders, "Random permutations on distributed, external and
+ * hierarchical memory", IPL 1998; Penschuck, "Engineering shared-memory
+ * parallel shuffling to generate random permutations in-place", SEA 2023).
+ *
+ * Every element draws a uniform bucket label in [0, B), B = 2^L; elements
+ * are scattered, stably, into their buckets (out of place, into a scratch
+ * array of n*size bytes); then each bucket, now small enough for cache, is
+ * shuffled back into its range of the array (inside-out with batched
+ * draws).  Why it is exactly uniform: the labels are i.i.d. uniform, so
+ * given the bucket sizes (multinomial) the set of elements in each bucket
+ * is a uniform subset of that size; each bucket then gets a uniform
+ * permutation, independently.  Every permutation of the n elements arises
+ * from exactly one (labelling, per-bucket order) with the same
+ * probability for each bucket-size vector, hence n! equally likely orders.
+ *
+ * Threads never change the output: the array is cut into fixed chunks
+ * (FS_BUCKET_CHUNK elements) whose labels come from child generator number
+ * `chunk`, and bucket b is shuffled by child number nchunks + b; the
+ * children are keyed by 32 bytes drawn from the caller's generator
+ * (lib/rng/child.h).  Threads only decide who does which chunk or bucket;
+ * the scatter offsets come from a prefix sum over (bucket, chunk).
+ *
+ * Cost: 3 passes over memory (label count: no data; scatter: read n,
+ * write n scattered over B streams; bucket shuffle: read n, write n in
+ * cache), memory n*size scratch + nchunks*B counters. */
+#include <pthread.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../rng/child.h"
+#include "../shuffle/batch.h"
 #include "../shuffle/shuffle.h"
+#include "bucket.h"
+
+fs__bucket_params fs__bucket_test_params;
+
+static size_t p_min_bytes(void)
+{
+    return fs__bucket_test_params.min_bytes ? fs__bucket_test_params.min_bytes
+                                            : FS_BUCKET_MIN_BYTES;
+}
+
+int fs__bucket_wanted(size_t n, size_t size)
+{
+    return n >= 2 && n * size >= p_min_bytes();
+}
+
+typedef struct plan {
+    unsigned char *base, *scratch;
+    size_t n, size;
+    unsigned L;          /* B = 2^L buckets */
+    size_t B, chunk, nchunks;
+    size_t *off;         /* nchunks x B: counts, then scatter offsets */
+    size_t *start;       /* B + 1: bucket b is [start[b], start[b+1]) */
+    int crypto;
+    unsigned char key[32];
+} plan;
+
+enum { COUNT, SCATTER, BUCKETS };
+
+/* Labels of chunk c, in element order: each 64-bit word of child c gives
+ * floor(64 / L) labels, from its most significant bits down. */
+#define FOR_LABELS(P, C, BODY)                                            \
+    do {                                                                  \
+        fs__child ch_;                                                    \
+        fs__rng_child(&ch_, (P)->crypto, (P)->key, (C));                  \
+        size_t lo_ = (C) * (P)->chunk;                                    \
+        size_t hi_ = lo_ + (P)->chunk < (P)->n ? lo_ + (P)->chunk         \
+                                               : (P)->n;                  \
+        unsigned per_ = 64 / (P)->L, sh_ = 64 - (P)->L, left_ = 0;        \
+        uint64_t w_ = 0;                                                  \
+        for (size_t e = lo_; e < hi_; e++) {                              \
+            if (left_ == 0) {                                             \
+                w_ = fs__u64(&ch_.rng);                                   \
+                left_ = per_;                                             \
+            }                                                             \
+            size_t b = (size_t)(w_ >> sh_);                               \
+            w_ <<= (P)->L;                                                \
+            left_--;                                                      \
+            BODY;                                                         \
+        }                                                                 \
+        fs__rng_child_wipe(&ch_);                                         \
+    } while (0)
+
+static void count_chunk(plan *p, size_t c)
+{
+    size_t *h = p->off + c * p->B;
+    FOR_LABELS(p, c, h[b]++);
+}
+
+static void scatter_chunk(plan *p, size_t c)
+{
+    size_t *o = p->off + c * p->B;
+    size_t size = p->size;
+    if (size == 8 && (((uintptr_t)p->base | (uintptr_t)p->scratch) & 7) == 0) {
+        const uint64_t *a = (const void *)p->base;
+        uint64_t *d = (void *)p->scratch;
+        FOR_LABELS(p, c, d[o[b]++] = a[e]);
+    } else if (size == 4 &&
+               (((uintptr_t)p->base | (uintptr_t)p->scratch) & 3) == 0) {
+        const uint32_t *a = (const void *)p->base;
+        uint32_t *d = (void *)p->scratch;
+        FOR_LABELS(p, c, d[o[b]++] = a[e]);
+    } else {
+        FOR_LABELS(p, c,
+                   memcpy(p->scratch + o[b]++ * size, p->base + e * size,
+                          size));
+    }
+}
+
+static void shuffle_bucket(plan *p, size_t b)
+{
+    size_t lo = p->start[b], m = p->start[b + 1] - lo;
+    if (m == 0)
+        return;
+    fs__child ch;
+    fs__rng_child(&ch, p->crypto, p->key, p->nchunks + b);
+    fs__inside_out_batched(p->base + lo * p->size, p->scratch + lo * p->size,
+                           m, p->size, &ch.rng);
+    fs__rng_child_wipe(&ch);
+}
+
+typedef struct job {
+    plan *p;
+    int phase;
+    size_t lo, hi;
+} job;
+
+static void *work(void *arg)
+{
+    job *j = arg;
+    for (size_t i = j->lo; i < j->hi; i++) {
+        if (j->phase == COUNT)
+            count_chunk(j->p, i);
+        else if (j->phase == SCATTER)
+            scatter_chunk(j->p, i);
+        else
+            shuffle_bucket(j->p, i);
+    }
+    return NULL;
+}
+
+/* Items [0, items) split into `threads` contiguous parts; part 0 runs in
+ * the calling thread, and a part whose thread cannot start runs here too
+ * (same work, same output). */
+static void run_phase(plan *p, int phase, size_t items, unsigned threads)
+{
+    enum { MAXT = 256 };
+    if (threads > items)
+        threads = (unsigned)items;
+    if (threads > MAXT)
+        threads = MAXT;
+    if (threads <= 1) {
+        job j = {p, phase, 0, items};
+        work(&j);
+        return;
+    }
+    job jobs[MAXT];
+    pthread_t tid[MAXT];
+    int started[MAXT] = {0};
+    for (unsigned t = 0; t < threads; t++)
+        jobs[t] = (job){p, phase, items * t / threads,
+                        items * (t + 1) / threads};
+    for (unsigned t = 1; t < threads; t++)
+        started[t] = pthread_create(&tid[t], NULL, work, &jobs[t]) == 0;
+    work(&jobs[0]);
+    for (unsigned t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            work(&jobs[t]);
+    }
+}
+
+int fs__bucket_run(unsigned char *base, size_t n, size_t size,
+                   unsigned threads, fs_rng *rng)
+{
+    const fs__bucket_params *tp = &fs__bucket_test_params;
+    size_t bucket_bytes = tp->bucket_bytes ? tp->bucket_bytes : FS_BUCKET_BYTES;
+    size_t chunk = tp->chunk ? tp->chunk : FS_BUCKET_CHUNK;
+    unsigned max_log2 = tp->max_log2 ? tp->max_log2 : FS_BUCKET_MAX_LOG2;
+    plan p = {.base = base, .n = n, .size = size, .chunk = chunk};
+    /* L = ceil(log2(n*size / bucket_bytes)), within [1, max_log2]. */
+    p.L = 1;
+    while (p.L < max_log2 && ((size_t)bucket_bytes << p.L) < n * size)
+        p.L++;
+    p.B = (size_t)1 << p.L;
+    p.nchunks = (n + chunk - 1) / chunk;
+    if (threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (unsigned)c : 1;
+    }
+    p.scratch = malloc(n * size);
+    p.off = calloc(p.nchunks * p.B, sizeof *p.off);
+    p.start = malloc((p.B + 1) * sizeof *p.start);
+    if (p.scratch == NULL || p.off == NULL || p.start == NULL) {
+        free(p.scratch);
+        free(p.off);
+        free(p.start);
+        return FS_ENOMEM;
+    }
+    /* The only draw from the caller's generator: 32 bytes, as 4 words. */
+    for (int i = 0; i < 4; i++) {
+        uint64_t w = fs__u64(rng);
+        memcpy(p.key + 8 * i, &w, 8);
+    }
+    p.crypto = rng->vt->info->cryptographic;
+
+    run_phase(&p, COUNT, p.nchunks, threads);
+    size_t pos = 0;
+    for (size_t b = 0; b < p.B; b++) {
+        p.start[b] = pos;
+        for (size_t c = 0; c < p.nchunks; c++) {
+            size_t k = p.off[c * p.B + b];
+            p.off[c * p.B + b] = pos;
+            pos += k;
+        }
+    }
+    p.start[p.B] = pos;
+    run_phase(&p, SCATTER, p.nchunks, threads);
+    run_phase(&p, BUCKETS, p.B, threads);
+
+    sodium_memzero(p.key, sizeof p.key);
+    free(p.scratch);
+    free(p.off);
+    free(p.start);
+    return FS_OK;
+}
 
 int fs__bucket(unsigned char *base, size_t n, size_t size, fs_rng *rng)
 {
-    return fs__durstenfeld(base, n, size, rng);
+    return fs__bucket_run(base, n, size, 1, rng);
 }
 
 int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng)
 {
-    (void)threads;
-    return fs_shuffle_with(FS_ALG_BUCKET, base, n, size, rng);
+    if ((base == NULL && n > 0) || size == 0)
+        return FS_EINVAL;
+    if (n > SIZE_MAX / size)
+        return FS_ERANGE;
+    rng = fs__rng(rng);
+    if (rng == NULL)
+        return FS_ERANDOM;
+    if (rng->error != FS_OK || n < 2)
+        return rng->error;
+    int rc = fs__auto_threads(base, n, size, threads, rng);
+    return rc != FS_OK ? rc : rng->error;
 }

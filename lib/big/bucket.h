@@ -1,0 +1,43 @@
+/* bucket.h -- the scatter ("bucket") shuffle for arrays beyond cache, and
+ * the size rule FS_ALG_AUTO uses to pick it.  All parameters are fixed
+ * constants of the stream (docs/performance.md, "Stream of auto"); they
+ * never depend on the machine, so seeded output is the same everywhere. */
+#ifndef FS_BUCKET_H
+#define FS_BUCKET_H
+
+#include "../internal.h"
+
+/* FS_ALG_AUTO takes the bucket path when n * size >= this (16 MiB). */
+#define FS_BUCKET_MIN_BYTES ((size_t)16 << 20)
+/* Target bytes per bucket: fits the per-core L2 of current x86/ARM cores
+ * with room for the source run (the shuffle of a bucket is inside-out from
+ * scratch into the array). */
+#define FS_BUCKET_BYTES ((size_t)256 << 10)
+/* At most 2^FS_BUCKET_MAX_LOG2 buckets (scatter streams). */
+#define FS_BUCKET_MAX_LOG2 11
+/* Elements per chunk: the unit of bucket-label generation. */
+#define FS_BUCKET_CHUNK ((size_t)1 << 20)
+
+/* Test-only hook: nonzero fields replace the constants above (to take the
+ * bucket path, with several chunks and buckets, at small n).  Production
+ * code never sets it. */
+typedef struct fs__bucket_params {
+    size_t min_bytes, bucket_bytes, chunk;
+    unsigned max_log2;
+} fs__bucket_params;
+extern fs__bucket_params fs__bucket_test_params;
+
+/* Does FS_ALG_AUTO use the bucket shuffle for this array? */
+int fs__bucket_wanted(size_t n, size_t size);
+
+/* The bucket shuffle with up to `threads` threads (0: one per online
+ * CPU); output independent of `threads`.  FS_OK or FS_ENOMEM (then the
+ * array is untouched). */
+int fs__bucket_run(unsigned char *base, size_t n, size_t size,
+                   unsigned threads, fs_rng *rng);
+
+/* FS_ALG_AUTO with threads (auto.c). */
+int fs__auto_threads(unsigned char *base, size_t n, size_t size,
+                     unsigned threads, fs_rng *rng);
+
+#endif
