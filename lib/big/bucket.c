@@ -123,11 +123,16 @@ static void shuffle_bucket(plan *p, size_t b)
     fs__rng_child_wipe(&ch);
 }
 
-/* Scratch memory: anonymous pages asking for transparent huge pages, so
- * the scatter's 2^L output streams do not each need a TLB entry of their
- * own and the first touch costs one fault per 2 MiB, not per 4 KiB. */
+/* Scratch memory: for large arrays, anonymous pages asking for
+ * transparent huge pages, so the scatter's 2^L output streams do not each
+ * need a TLB entry of their own and the first touch costs one fault per
+ * 2 MiB, not per 4 KiB.  Small ones (tests, hooked plans) use malloc. */
+#define SCRATCH_MMAP ((size_t)4 << 20)
+
 static void *scratch_alloc(size_t bytes)
 {
+    if (bytes < SCRATCH_MMAP)
+        return malloc(bytes);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -136,6 +141,16 @@ static void *scratch_alloc(size_t bytes)
     (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint; failure is fine */
 #endif
     return p;
+}
+
+static void scratch_free(void *p, size_t bytes)
+{
+    if (p == NULL)
+        return;
+    if (bytes < SCRATCH_MMAP)
+        free(p);
+    else
+        munmap(p, bytes);
 }
 
 typedef struct job {
@@ -212,8 +227,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.off = calloc(p.nchunks * p.B, sizeof *p.off);
     p.start = malloc((p.B + 1) * sizeof *p.start);
     if (p.scratch == NULL || p.off == NULL || p.start == NULL) {
-        if (p.scratch)
-            munmap(p.scratch, n * size);
+        scratch_free(p.scratch, n * size);
         free(p.off);
         free(p.start);
         return FS_ENOMEM;
@@ -240,7 +254,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     run_phase(&p, BUCKETS, p.B, threads);
 
     sodium_memzero(p.key, sizeof p.key);
-    munmap(p.scratch, n * size);
+    scratch_free(p.scratch, n * size);
     free(p.off);
     free(p.start);
     return FS_OK;

@@ -1,0 +1,213 @@
+/* test_bucket.c -- the bucket (scatter) shuffle and fs_shuffle_threads():
+ * uniform over the n! orders at small n with several chunks and buckets;
+ * flat position matrix at a size where FS_ALG_AUTO takes the bucket path
+ * (forced by the test-only threshold hook), with a negative control that
+ * fails the same test; byte-identical output for 1, 2, 3 and "all"
+ * threads; errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <gsl/gsl_cdf.h>
+
+#include "big/bucket.h"
+#include "fairshuf.h"
+#include "support/scripted.h"
+
+static void hook(size_t min_bytes, size_t bucket_bytes, size_t chunk)
+{
+    fs__bucket_test_params.min_bytes = min_bytes;
+    fs__bucket_test_params.bucket_bytes = bucket_bytes;
+    fs__bucket_test_params.chunk = chunk;
+    fs__bucket_test_params.max_log2 = 0;
+}
+
+static int unhook(void **s)
+{
+    (void)s;
+    memset(&fs__bucket_test_params, 0, sizeof fs__bucket_test_params);
+    return 0;
+}
+
+static double perm_chi2(fs_algorithm alg, unsigned n, unsigned trials,
+                        const char *rng_name)
+{
+    uint64_t f = factorial(n);
+    uint64_t *count = calloc(f, sizeof *count);
+    fs_rng *rng = seeded(rng_name, "bucket chi-square");
+    for (unsigned t = 0; t < trials; t++) {
+        uint64_t a[8];
+        for (unsigned i = 0; i < n; i++)
+            a[i] = i;
+        assert_int_equal(fs_shuffle_with(alg, a, n, 8, rng), FS_OK);
+        count[perm_rank(a, n)]++;
+    }
+    double e = (double)trials / (double)f, x2 = 0;
+    for (uint64_t r = 0; r < f; r++)
+        x2 += ((double)count[r] - e) * ((double)count[r] - e) / e;
+    fs_rng_free(rng);
+    free(count);
+    return x2;
+}
+
+/* n = 5 in 3 chunks of 2 and 4 buckets (8-byte buckets of 40 bytes), and
+ * with the production constants (1 chunk, 2 buckets). */
+static void bucket_uniform_small(void **s)
+{
+    (void)s;
+    double crit = gsl_cdf_chisq_Qinv(1e-4, 119);
+    for (int h = 0; h < 2; h++) {
+        if (h)
+            hook(0, 8, 2);
+        assert_true(perm_chi2(FS_ALG_BUCKET, 5, 60000, "xoshiro256ss") < crit);
+        assert_true(perm_chi2(FS_ALG_BUCKET, 5, 60000, "chacha20") < crit);
+        assert_true(perm_chi2(FS_ALG_SWAP_ANY, 5, 60000, "chacha20") > crit);
+    }
+    unhook(NULL);
+}
+
+/* Position matrix: element i at position j over T shuffles of n = 64 by
+ * fs_shuffle() with the bucket path forced (8 buckets of ~8, 4 chunks);
+ * chi-square with (n-1)^2 degrees of freedom. */
+static double position_chi2(fs_algorithm alg, size_t n, unsigned trials)
+{
+    uint64_t *count = calloc(n * n, sizeof *count);
+    uint64_t *a = malloc(n * 8);
+    fs_rng *rng = seeded("chacha20", "position");
+    for (unsigned t = 0; t < trials; t++) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = i;
+        assert_int_equal(fs_shuffle_with(alg, a, n, 8, rng), FS_OK);
+        for (size_t j = 0; j < n; j++)
+            count[a[j] * n + j]++;
+    }
+    double e = (double)trials / (double)n, x2 = 0;
+    for (size_t c = 0; c < n * n; c++)
+        x2 += ((double)count[c] - e) * ((double)count[c] - e) / e;
+    fs_rng_free(rng);
+    free(a);
+    free(count);
+    return x2;
+}
+
+static void bucket_position_matrix(void **s)
+{
+    (void)s;
+    const size_t n = 64;
+    hook(n * 8, 64, 16);
+    assert_true(fs__bucket_wanted(n, 8));      /* auto takes the bucket path */
+    assert_false(fs__bucket_wanted(n - 1, 8));
+    double crit = gsl_cdf_chisq_Qinv(1e-4, (double)((n - 1) * (n - 1)));
+    assert_true(position_chi2(FS_ALG_AUTO, n, 20000) < crit);
+    assert_true(position_chi2(FS_ALG_SWAP_ANY, n, 20000) > crit);
+    unhook(NULL);
+}
+
+static void same_for_threads(size_t n, size_t size, const char *rng_name)
+{
+    unsigned char *ref = malloc(n * size), *a = malloc(n * size);
+    for (size_t i = 0; i < n * size; i++)
+        ref[i] = (unsigned char)(i * 7 + i / size);
+    unsigned char *orig = malloc(n * size);
+    memcpy(orig, ref, n * size);
+    fs_rng *r = seeded(rng_name, "threads");
+    assert_int_equal(fs_shuffle_threads(ref, n, size, 1, r), FS_OK);
+    uint64_t next = fs_rng_u64(r);
+    fs_rng_free(r);
+    assert_memory_not_equal(ref, orig, n * size);
+    static const unsigned th[] = {2, 3, 0};
+    for (size_t k = 0; k < 3; k++) {
+        memcpy(a, orig, n * size);
+        r = seeded(rng_name, "threads");
+        assert_int_equal(fs_shuffle_threads(a, n, size, th[k], r), FS_OK);
+        assert_memory_equal(a, ref, n * size);
+        assert_true(fs_rng_u64(r) == next); /* same bytes consumed */
+        fs_rng_free(r);
+    }
+    /* fs_shuffle() is the one-thread case */
+    memcpy(a, orig, n * size);
+    r = seeded(rng_name, "threads");
+    assert_int_equal(fs_shuffle(a, n, size, r), FS_OK);
+    assert_memory_equal(a, ref, n * size);
+    fs_rng_free(r);
+    free(ref);
+    free(a);
+    free(orig);
+}
+
+static void threads_identical(void **s)
+{
+    (void)s;
+    /* production constants: 2^21 + 7 8-byte elements = 3 chunks */
+    same_for_threads(((size_t)1 << 21) + 7, 8, "chacha20");
+    /* small hooked plans, every element-size path */
+    hook(1, 256, 1000);
+    same_for_threads(10007, 8, "xoshiro256ss");
+    same_for_threads(10007, 4, "chacha20");
+    same_for_threads(3001, 12, "xoshiro256ss");
+    unhook(NULL);
+}
+
+/* The bucket shuffle is a permutation of the input at awkward sizes. */
+static void bucket_is_permutation(void **s)
+{
+    (void)s;
+    hook(1, 64, 3);
+    static const size_t sizes[] = {2, 3, 17, 100, 1000, 4099};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        uint32_t *a = malloc(n * 4);
+        unsigned char *seen = calloc(n, 1);
+        for (size_t i = 0; i < n; i++)
+            a[i] = (uint32_t)i;
+        fs_rng *r = seeded("pcg64", "perm");
+        assert_int_equal(fs_shuffle_threads(a, n, 4, 2, r), FS_OK);
+        for (size_t i = 0; i < n; i++) {
+            assert_true(a[i] < n);
+            assert_false(seen[a[i]]);
+            seen[a[i]] = 1;
+        }
+        fs_rng_free(r);
+        free(a);
+        free(seen);
+    }
+    unhook(NULL);
+}
+
+static void errors(void **s)
+{
+    (void)s;
+    fs_rng *r = seeded("xoshiro256ss", "1");
+    uint64_t a[4] = {0, 1, 2, 3};
+    assert_int_equal(fs_shuffle_threads(NULL, 4, 8, 1, r), FS_EINVAL);
+    assert_int_equal(fs_shuffle_threads(a, 4, 0, 1, r), FS_EINVAL);
+    assert_int_equal(fs_shuffle_threads(a, SIZE_MAX, 8, 1, r), FS_ERANGE);
+    assert_int_equal(fs_shuffle_threads(NULL, 0, 8, 1, r), FS_OK);
+    assert_int_equal(fs_shuffle_threads(a, 1, 8, 1, r), FS_OK);
+    assert_int_equal(a[0], 0);
+    fs_rng_free(r);
+    /* a failed generator is reported, not hidden */
+    fs_rng *sc = scripted_new();
+    scripted_set(sc, "abc", 3);
+    uint64_t b[100];
+    for (int i = 0; i < 100; i++)
+        b[i] = (uint64_t)i;
+    hook(1, 64, 10);
+    assert_int_equal(fs_shuffle_threads(b, 100, 8, 2, sc), FS_EEOF);
+    unhook(NULL);
+    scripted_free(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(bucket_uniform_small, unhook),
+        cmocka_unit_test_teardown(bucket_position_matrix, unhook),
+        cmocka_unit_test_teardown(threads_identical, unhook),
+        cmocka_unit_test_teardown(bucket_is_permutation, unhook),
+        cmocka_unit_test_teardown(errors, unhook),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
