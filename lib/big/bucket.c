@@ -91,16 +91,92 @@ static void count_chunk(plan *p, size_t c)
     FOR_LABELS(p, c, h[b]++);
 }
 
+/* Software write-combining for the scatter: elements bound for bucket b
+ * collect in a 64-byte line buffer and go out a whole cache line at a
+ * time with non-temporal stores, so memory sees full-line writes instead
+ * of a read-for-ownership per element (the classic radix-sort scatter).
+ * The lines at either end of this chunk's run of a bucket are shared with
+ * the neighbouring runs (possibly another thread's): those slots are
+ * written with ordinary stores, and only the chunk's own slots. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static inline void line_out(void *dst, const void *src)
+{
+    const __m128i *s = src;
+    __m128i *d = dst;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+}
+static inline void stores_done(void)
+{
+    _mm_sfence(); /* NT stores are weakly ordered: finish before join */
+}
+#else
+static inline void line_out(void *dst, const void *src)
+{
+    memcpy(dst, src, 64);
+}
+static inline void stores_done(void)
+{
+}
+#endif
+
+#define SCATTER_WC(T)                                                     \
+    do {                                                                  \
+        enum { PER = 64 / sizeof(T) };                                    \
+        const T *a = (const void *)p->base;                               \
+        T *d = (void *)p->scratch;                                        \
+        T *wc = (T *)(void *)lines;                                       \
+        memcpy(first, o, p->B * sizeof *o);                               \
+        FOR_LABELS(p, c, {                                                \
+            size_t x = o[b]++;                                            \
+            T *line = wc + b * PER;                                       \
+            line[x % PER] = a[e];                                         \
+            if ((x + 1) % PER == 0) {                                     \
+                size_t g = x + 1 - PER;                                   \
+                if (g >= first[b])                                        \
+                    line_out(d + g, line);                                \
+                else                                                      \
+                    memcpy(d + first[b], line + (first[b] - g),           \
+                           (x + 1 - first[b]) * sizeof(T));               \
+            }                                                             \
+        });                                                               \
+        for (size_t q = 0; q < p->B; q++) {                               \
+            size_t x = o[q], g = x - x % PER;                             \
+            size_t lo = g > first[q] ? g : first[q];                      \
+            if (x > lo)                                                   \
+                memcpy(d + lo, wc + q * PER + (lo - g),                   \
+                       (x - lo) * sizeof(T));                             \
+        }                                                                 \
+        stores_done();                                                    \
+    } while (0)
+
 static void scatter_chunk(plan *p, size_t c)
 {
     size_t *o = p->off + c * p->B;
     size_t size = p->size;
-    if (size == 8 && (((uintptr_t)p->base | (uintptr_t)p->scratch) & 7) == 0) {
+    int aligned8 = (((uintptr_t)p->base | (uintptr_t)p->scratch) & 7) == 0;
+    int aligned4 = (((uintptr_t)p->base | (uintptr_t)p->scratch) & 3) == 0;
+    /* line buffers + this chunk's first offset per bucket; without them
+     * (no memory) the plain scatter below does the same moves */
+    unsigned char *lines = NULL;
+    size_t *first = NULL;
+    if ((size == 8 && aligned8) || (size == 4 && aligned4)) {
+        lines = aligned_alloc(64, p->B * 64);
+        first = malloc(p->B * sizeof *first);
+    }
+    if (lines && first && ((uintptr_t)p->scratch & 63) == 0) {
+        if (size == 8)
+            SCATTER_WC(uint64_t);
+        else
+            SCATTER_WC(uint32_t);
+    } else if (size == 8 && aligned8) {
         const uint64_t *a = (const void *)p->base;
         uint64_t *d = (void *)p->scratch;
         FOR_LABELS(p, c, d[o[b]++] = a[e]);
-    } else if (size == 4 &&
-               (((uintptr_t)p->base | (uintptr_t)p->scratch) & 3) == 0) {
+    } else if (size == 4 && aligned4) {
         const uint32_t *a = (const void *)p->base;
         uint32_t *d = (void *)p->scratch;
         FOR_LABELS(p, c, d[o[b]++] = a[e]);
@@ -109,6 +185,8 @@ static void scatter_chunk(plan *p, size_t c)
                    memcpy(p->scratch + o[b]++ * size, p->base + e * size,
                           size));
     }
+    free(lines);
+    free(first);
 }
 
 static void shuffle_bucket(plan *p, size_t b)
@@ -131,8 +209,8 @@ static void shuffle_bucket(plan *p, size_t b)
 
 static void *scratch_alloc(size_t bytes)
 {
-    if (bytes < SCRATCH_MMAP)
-        return malloc(bytes);
+    if (bytes < SCRATCH_MMAP) /* 64-aligned: whole lines for line_out() */
+        return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
