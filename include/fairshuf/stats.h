@@ -202,8 +202,9 @@ unsigned fs_tally_bin_start(const fs_tally *t, unsigned b);
 /* Holm's step-down procedure over k p-values at family-wise error rate
  * alpha: reject[i] = 1 for the rejected hypotheses.  Controls the chance
  * of any false "BIASED" at alpha whatever the dependence between the
- * tests; never rejects less than Bonferroni (p <= alpha/k).  NaN p-values
- * are never rejected.  FS_EINVAL for alpha outside (0, 1) or NULL arrays
+ * tests; never rejects less than Bonferroni (p <= alpha/m).  NaN p-values
+ * (tests that did not run) are never rejected and not counted in m, the
+ * family size.  FS_EINVAL for alpha outside (0, 1) or NULL arrays
  * with k > 0; FS_ENOMEM. */
 int fs_holm(const double *p, size_t k, double alpha, int *reject);
 

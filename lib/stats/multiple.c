@@ -33,10 +33,14 @@ int fs_holm_adjust(const double *p, size_t k, double *adjusted)
     for (size_t i = 0; i < k; i++)
         s[i] = (pidx){p[i], i};
     qsort(s, k, sizeof *s, by_p);
-    /* adjusted_(j) = max_{i <= j} min(1, (k - i) p_(i)) */
+    /* adjusted_(j) = max_{i <= j} min(1, (m - i) p_(i)), m = the number
+     * of real p-values (tests that did not run are not in the family) */
+    size_t m = 0;
+    while (m < k && !isnan(s[m].p))
+        m++;
     double run = 0;
     for (size_t j = 0; j < k; j++) {
-        double a = isnan(s[j].p) ? NAN : fmin(1, (double)(k - j) * s[j].p);
+        double a = j >= m ? NAN : fmin(1, (double)(m - j) * s[j].p);
         if (!isnan(a) && a > run)
             run = a;
         adjusted[s[j].i] = isnan(a) ? NAN : run;
