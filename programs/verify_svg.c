@@ -14,7 +14,7 @@
 #include "verify.h"
 
 #define PANEL_W 420
-#define PANEL_H 470
+#define PANEL_H 490
 #define GRID 300
 
 static void xml_text(FILE *f, const char *s)
@@ -36,16 +36,18 @@ static void xml_text(FILE *f, const char *s)
 static void panel(const vrun *r, FILE *f)
 {
     unsigned s = r->side;
-    double cell = (double)GRID / s, x0 = 70, y0 = 60;
+    double cell = (double)GRID / s, x0 = 70, y0 = 80;
     double scale = verify_scale(r);
     int binned = s != r->n;
     fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"16\" "
                "font-weight=\"bold\" text-anchor=\"middle\">",
             PANEL_W / 2);
     xml_text(f, r->label);
-    fprintf(f, " (n=%u, %llu trials): %s</text>\n", r->n,
-            (unsigned long long)r->trials, r->biased ? "BIASED" : "fair");
-    fprintf(f, "<text x=\"%g\" y=\"48\" font-size=\"12\" "
+    fprintf(f, ": %s</text>\n", r->biased ? "BIASED" : "fair");
+    fprintf(f, "<text x=\"%d\" y=\"42\" font-size=\"12\" "
+               "text-anchor=\"middle\">n=%u, %llu trials</text>\n",
+            PANEL_W / 2, r->n, (unsigned long long)r->trials);
+    fprintf(f, "<text x=\"%g\" y=\"66\" font-size=\"12\" "
                "text-anchor=\"middle\">%s</text>\n",
             x0 + GRID / 2.0, binned ? "position bin" : "position");
     fprintf(f, "<text x=\"18\" y=\"%g\" font-size=\"12\" "
@@ -162,9 +164,7 @@ int verify_write_svg(const vreport *rep, const char *path)
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             w, h, w, h);
     fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"13\">fairshuf verify: "
-               "where each element lands; Holm over %zu p-values, "
-               "alpha %g</text>\n",
-            rep->family, rep->alpha);
+               "where each element lands</text>\n");
     if (k == 0)
         fprintf(f, "<text x=\"10\" y=\"50\" font-size=\"13\">no position "
                    "test in this run</text>\n");
@@ -187,6 +187,8 @@ static void html_p(FILE *f, double p)
 {
     if (isnan(p))
         fprintf(f, "-");
+    else if (p == 0)
+        fprintf(f, "0");
     else if (p < 1e-4)
         fprintf(f, "%.1e", p);
     else
