@@ -134,6 +134,9 @@ void verify_read_input(vrun *r, const char *path, unsigned group)
         if (column < 0)
             column = k == 1;
         if (!column) {
+            if (group && rd.n < 0 && k != (long)group)
+                cli_die(CLI_FAIL, "%s:%llu: %ld numbers, but --n=%u", rd.name,
+                        lineno, k, group);
             accept(&rd, vals, k, lineno);
             continue;
         }

@@ -171,6 +171,14 @@ EOF
     run "$FS" verify --input="$TMP/m4"
     [ "$status" -eq 1 ]
     [[ "$output" == *"m4:2: 3 is out of range 0..2"* ]]
+    printf '0 1 2\n' > "$TMP/m5"
+    run "$FS" verify --input="$TMP/m5" --n=4
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"m5:1: 3 numbers, but --n=4"* ]]
+    printf '0\n1\n2\n2\n1\n' > "$TMP/m6"
+    run "$FS" verify --input="$TMP/m6"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"m6:5: input ends inside a permutation (2 of 3 numbers)"* ]]
     : > "$TMP/empty"
     run "$FS" verify --input="$TMP/empty"
     [ "$status" -eq 1 ]
