@@ -407,8 +407,9 @@ int cmd_verify(int argc, char **argv)
                         "unknown algorithm: '%s' (--algorithm=list shows the "
                         "names; demos: cut, stride-rotate)",
                         alg_name);
-            plan_run(r, alg_name, a->fair ? EXPECT_FAIR : EXPECT_BIASED,
-                     a->cyclic, (unsigned)n, trials, tests, seed, 0);
+            else
+                plan_run(r, alg_name, a->fair ? EXPECT_FAIR : EXPECT_BIASED,
+                         a->cyclic, (unsigned)n, trials, tests, seed, 0);
         }
         if (r->tests & FS_TEST_PERM && explicit_tests) {
             unsigned pn = r->cyclic ? r->n - 1 : r->n;

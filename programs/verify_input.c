@@ -10,6 +10,15 @@
 #include "cli.h"
 #include "verify.h"
 
+/* realloc or die (never returns NULL). */
+static void *grow(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes);
+    if (q == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    return q;
+}
+
 /* Splits line into numbers; returns their count, or -1 with *bad set to
  * the offending token. */
 static long parse_line(char *line, uint64_t **vals, size_t *cap,
@@ -35,10 +44,7 @@ static long parse_line(char *line, uint64_t **vals, size_t *cap,
         *p = save;
         if ((size_t)k == *cap) {
             *cap = *cap ? *cap * 2 : 64;
-            uint64_t *nv = realloc(*vals, *cap * sizeof *nv);
-            if (nv == NULL)
-                cli_die(CLI_FAIL, "memory exhausted");
-            *vals = nv;
+            *vals = grow(*vals, *cap * sizeof **vals);
         }
         (*vals)[k++] = v;
     }
@@ -156,10 +162,7 @@ void verify_read_input(vrun *r, const char *path, unsigned group)
                 }
         if ((size_t)glen == gcap) {
             gcap = gcap ? gcap * 2 : 64;
-            uint64_t *ng = realloc(g, gcap * sizeof *ng);
-            if (ng == NULL)
-                cli_die(CLI_FAIL, "memory exhausted");
-            g = ng;
+            g = grow(g, gcap * sizeof *g);
         }
         g[glen++] = vals[0];
         long want = rd.n >= 0 ? rd.n : (long)group;

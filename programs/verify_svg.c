@@ -68,6 +68,13 @@ static void panel(const vrun *r, FILE *f)
         for (unsigned c = 0; c < s; c++) {
             size_t i = (size_t)row * s + c;
             int rgb[3];
+            if (r->cyclic && row == c) { /* impossible: no fixed points */
+                fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                           "height=\"%.2f\" fill=\"#ffffff\"><title>cannot "
+                           "occur in a single cycle</title></rect>\n",
+                        x0 + c * cell, y0 + row * cell, cell, cell);
+                continue;
+            }
             verify_cell_rgb(r->dev[i], r->z[i], scale, rgb);
             fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                        "height=\"%.2f\" fill=\"#%02x%02x%02x\"><title>"
@@ -96,7 +103,7 @@ static void panel(const vrun *r, FILE *f)
     }
     fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"11\">legend: deviation "
                "from 1/%s; grey = within noise (|z| &lt; 3)</text>\n",
-            x0 - 50, ly + 48, binned ? "uniform" : "n");
+            x0 - 50, ly + 48, binned ? "uniform" : r->cyclic ? "(n-1)" : "n");
 }
 
 void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)

@@ -248,6 +248,10 @@ void verify_print_heatmap(const vrun *r, FILE *f)
         for (unsigned c = 0; c < s; c++) {
             int rgb[3];
             size_t i = (size_t)row * s + c;
+            if (r->cyclic && row == c) { /* cannot occur: blank */
+                fprintf(f, "\033[0m  ");
+                continue;
+            }
             verify_cell_rgb(r->dev[i], r->z[i], scale, rgb);
             fprintf(f, "\033[48;2;%d;%d;%dm  ", rgb[0], rgb[1], rgb[2]);
         }
@@ -262,7 +266,7 @@ void verify_print_heatmap(const vrun *r, FILE *f)
             "(down to -%.0f%%)  \033[48;2;%d;%d;%dm  \033[0m within noise "
             "(|z| < 3)  \033[48;2;%d;%d;%dm  \033[0m more often (up to "
             "+%.0f%%)\n",
-            lo[0], lo[1], lo[2], binned ? "uniform" : "n", 100 * scale,
+            lo[0], lo[1], lo[2], binned ? "uniform" : r->cyclic ? "(n-1)" : "n", 100 * scale,
             mid[0], mid[1], mid[2], hi[0], hi[1], hi[2], 100 * scale);
 }
 
