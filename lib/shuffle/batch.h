@@ -93,7 +93,9 @@ static inline void fs__batch_down(fs__wsrc *w, uint64_t b, unsigned k,
             out[t] = (uint64_t)(m >> 64);
             lo = (uint64_t)m;
         }
-        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p))
+        /* a failed generator yields zeros forever: stop on its error */
+        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p) ||
+            w->rng->error != FS_OK)
             return;
     }
 }
@@ -114,7 +116,9 @@ static inline void fs__batch_up(fs__wsrc *w, uint64_t b, unsigned k,
             out[t] = (uint64_t)(m >> 64);
             lo = (uint64_t)m;
         }
-        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p))
+        /* a failed generator yields zeros forever: stop on its error */
+        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p) ||
+            w->rng->error != FS_OK)
             return;
     }
 }

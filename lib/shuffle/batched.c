@@ -53,7 +53,8 @@
                 lo = (uint64_t)m;                                         \
             }                                                             \
             if (FS_UNLIKELY(lo < prod) &&                                 \
-                lo < fs__lemire_threshold64(prod))                        \
+                lo < fs__lemire_threshold64(prod) &&                      \
+                w->rng->error == FS_OK) /* a failed rng: stop */          \
                 continue; /* rejected: redraw the whole batch */          \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
@@ -168,7 +169,8 @@ void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
                 lo = (uint64_t)m;                                         \
             }                                                             \
             if (FS_UNLIKELY(lo < prod) &&                                 \
-                lo < fs__lemire_threshold64(prod))                        \
+                lo < fs__lemire_threshold64(prod) &&                      \
+                w->rng->error == FS_OK) /* a failed rng: stop */          \
                 continue;                                                 \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \

@@ -251,6 +251,30 @@ static void auto_uniform_small(void **s)
     }
 }
 
+/* A failed generator yields zeros, which the exact rejection would refuse
+ * forever: every batched loop stops on the sticky error instead. */
+static void failed_generator_stops(void **s)
+{
+    (void)s;
+    static const size_t sizes[] = {10, 1000, 70000};
+    for (size_t z = 0; z < 3; z++) {
+        size_t n = sizes[z];
+        uint64_t *a = malloc(n * 8);
+        for (size_t i = 0; i < n; i++)
+            a[i] = i;
+        fs_rng *rng = scripted_new();
+        scripted_set(rng, "x", 1);
+        assert_int_equal(fs_shuffle(a, n, 8, rng), FS_EEOF);
+        unsigned char *g = malloc(n * 12);
+        memset(g, 0, n * 12);
+        scripted_set(rng, "x", 1);
+        assert_int_equal(fs_shuffle(g, n, 12, rng), FS_EEOF);
+        scripted_free(rng);
+        free(a);
+        free(g);
+    }
+}
+
 /* ---- golden outputs: any change to the stream of auto fails here */
 
 static void digest(const void *p, size_t len, char hex[17])
@@ -315,6 +339,7 @@ int main(void)
         cmocka_unit_test(batch_table),
         cmocka_unit_test(auto_stream_matches_spec),
         cmocka_unit_test(auto_uniform_small),
+        cmocka_unit_test(failed_generator_stops),
         cmocka_unit_test(golden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
