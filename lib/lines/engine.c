@@ -1,0 +1,389 @@
+/* engine.c -- the keyed shuffle in memory: a bucket sort on uniform keys.
+ * Records are 8 bytes: 32 key bits below the bucket prefix, then a 32-bit
+ * offset, so sorting a bucket is sorting integers; the rare records whose
+ * 32 bits tie fall back to full keys and then to level 1, 2, ... keys of
+ * their indices (exact uniformity).  Two key passes (count, scatter)
+ * instead of a stored key array keep memory at 8 bytes + a few bits per
+ * line on top of the text. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define KCHUNK 512
+
+/* ---------------------------------------------------------------- writer */
+
+int fs__writer_open(fs__writer *w)
+{
+    if (w->fd >= 0)
+        return FS_OK;
+    if (w->buf == NULL && (w->buf = malloc(FS__OUTBUF)) == NULL)
+        return FS_ENOMEM;
+    int fd = w->c->open_output ? w->c->open_output(w->c->output_arg) : 1;
+    if (fd < 0) {
+        w->res->where = FS_LINES_OUTPUT;
+        w->res->err = errno;
+        return FS_EIO;
+    }
+    w->fd = fd;
+    return FS_OK;
+}
+
+static int write_all(fs__writer *w, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = write(w->fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            w->res->where = FS_LINES_OUTPUT;
+            w->res->err = errno;
+            return FS_EIO;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return FS_OK;
+}
+
+int fs__writer_flush(fs__writer *w)
+{
+    int rc = write_all(w, w->buf, w->len);
+    w->len = 0;
+    return rc;
+}
+
+int fs__writer_put(fs__writer *w, const void *p, size_t n)
+{
+    if (w->len + n > FS__OUTBUF) {
+        int rc = fs__writer_flush(w);
+        if (rc != FS_OK)
+            return rc;
+        if (n > FS__OUTBUF)
+            return write_all(w, p, n);
+    }
+    memcpy(w->buf + w->len, p, n);
+    w->len += n;
+    return FS_OK;
+}
+
+void fs__writer_progress(fs__writer *w)
+{
+    if (w->c->progress)
+        w->c->progress(w->c->progress_arg, FS_LINES_WRITING,
+                       w->res->written, w->total);
+}
+
+/* ---------------------------------------------------------------- sizing */
+
+static unsigned prefix_bits(uint64_t n)
+{
+    unsigned p = 0;
+    while (p < 28 && ((uint64_t)2 << p) <= n / 2)
+        p++;
+    return n >= 4 ? p + 1 : 0; /* about two records per bucket */
+}
+
+size_t fs__sort_overhead(uint64_t n, unsigned threads)
+{
+    uint64_t buckets = (uint64_t)1 << prefix_bits(n);
+    if (threads < 1)
+        threads = 1;
+    return (size_t)(8 * n + 4 * (buckets + 1) * threads + 4096);
+}
+
+static inline uint32_t bucket_of(uint64_t key, unsigned shift, unsigned p)
+{
+    if (p == 0 || shift >= 64)
+        return 0;
+    return (uint32_t)((key << shift) >> (64 - p));
+}
+
+static inline uint64_t low_bits(uint64_t key, unsigned s)
+{
+    return s >= 64 ? 0 : (key << s) >> 32;
+}
+
+/* ---------------------------------------------------------------- ties */
+
+typedef struct tie {
+    uint64_t k, idx, rec;
+} tie;
+
+static int tie_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const tie *)a)->k, y = ((const tie *)b)->k;
+    return (x > y) - (x < y);
+}
+
+/* Orders t[0..r) by key at `level`, then groups of equal keys by the next
+ * level: a lexicographic comparison of infinite random strings. */
+static void order_ties(tie *t, size_t r, uint32_t level, const uint8_t *K)
+{
+    qsort(t, r, sizeof *t, tie_cmp);
+    for (size_t a = 0; a < r;) {
+        size_t e = a + 1;
+        while (e < r && t[e].k == t[a].k)
+            e++;
+        if (e - a > 1) {
+            for (size_t i = a; i < e; i++)
+                t[i].k = fs_lines_key(K, t[i].idx, level + 1);
+            order_ties(t + a, e - a, level + 1, K);
+        }
+        a = e;
+    }
+}
+
+typedef struct sorter {
+    const unsigned char *buf;
+    size_t len;
+    uint64_t n, first;
+    int stored;
+    unsigned shift, p;
+    unsigned char delim;
+    const uint8_t *K;
+} sorter;
+
+static int resolve(const sorter *s, uint64_t *recs, size_t r)
+{
+    tie small[32];
+    tie *t = r <= 32 ? small : malloc(r * sizeof *t);
+    if (t == NULL)
+        return FS_ENOMEM;
+    for (size_t i = 0; i < r; i++) {
+        size_t off = (size_t)(recs[i] & 0xffffffffu);
+        t[i].rec = recs[i];
+        if (s->stored) {
+            t[i].k = fs__le64(s->buf + off);
+            t[i].idx = fs__le64(s->buf + off + 8);
+        } else {
+            /* rare (about n / 2^33 times per run): count lines before */
+            t[i].idx = s->first + fs_lines_count(s->buf, off, s->delim);
+            t[i].k = fs_lines_key(s->K, t[i].idx, 0);
+        }
+    }
+    order_ties(t, r, 0, s->K);
+    for (size_t i = 0; i < r; i++)
+        recs[i] = t[i].rec;
+    if (t != small)
+        free(t);
+    return FS_OK;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_small(uint64_t *a, size_t n)
+{
+    if (n > 24) {
+        qsort(a, n, sizeof *a, u64_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint64_t v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+/* ------------------------------------------------------------ key walks */
+
+/* Plain mode, pass 1: the histogram needs keys only, not line positions,
+ * so index ranges split across threads. */
+typedef struct hist_job {
+    const sorter *s;
+    uint64_t from, to;
+    uint32_t *cnt;
+} hist_job;
+
+static void *hist_run(void *arg)
+{
+    hist_job *j = arg;
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = j->from; i < j->to;) {
+        size_t c = j->to - i < KCHUNK ? (size_t)(j->to - i) : KCHUNK;
+        fs_lines_keys(j->s->K, j->s->first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++)
+            j->cnt[bucket_of(keys[k], j->s->shift, j->s->p)]++;
+        i += c;
+    }
+    return NULL;
+}
+
+static int histogram(const sorter *s, uint32_t *cnt, unsigned threads)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (s->stored) {
+        size_t off = 0;
+        while (off < s->len) {
+            cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
+            const unsigned char *q = memchr(s->buf + off + FS__REC_HDR,
+                                            s->delim,
+                                            s->len - off - FS__REC_HDR);
+            off = (size_t)(q - s->buf) + 1;
+        }
+        return FS_OK;
+    }
+    if (threads > 16)
+        threads = 16;
+    if (threads <= 1 || s->n < 65536) {
+        hist_job j = {s, 0, s->n, cnt};
+        hist_run(&j);
+        return FS_OK;
+    }
+    hist_job jobs[16];
+    pthread_t tid[16];
+    unsigned started = 0;
+    int rc = FS_OK;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].from = s->n * t / threads;
+        jobs[t].to = s->n * (t + 1) / threads;
+        jobs[t].cnt = t == 0 ? cnt : calloc(nb, sizeof *cnt);
+        if (jobs[t].cnt == NULL) {
+            rc = FS_ENOMEM;
+            break;
+        }
+        if (t > 0 && pthread_create(&tid[t], NULL, hist_run, &jobs[t]) != 0) {
+            hist_run(&jobs[t]); /* no thread: do it here, same result */
+            tid[t] = 0;
+        }
+        started = t + 1;
+    }
+    if (rc == FS_OK)
+        hist_run(&jobs[0]);
+    for (unsigned t = 1; t < started; t++) {
+        if (tid[t])
+            pthread_join(tid[t], NULL);
+        for (size_t b = 0; b < nb; b++)
+            cnt[b] += jobs[t].cnt[b];
+        free(jobs[t].cnt);
+    }
+    return rc;
+}
+
+static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
+{
+    unsigned sb = s->shift + s->p;
+    size_t off = 0;
+    if (s->stored) {
+        while (off < s->len) {
+            uint64_t key = fs__le64(s->buf + off);
+            recs[pos[bucket_of(key, s->shift, s->p)]++] =
+                low_bits(key, sb) << 32 | off;
+            const unsigned char *q = memchr(s->buf + off + FS__REC_HDR,
+                                            s->delim,
+                                            s->len - off - FS__REC_HDR);
+            off = (size_t)(q - s->buf) + 1;
+        }
+        return;
+    }
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = 0; i < s->n;) {
+        size_t c = s->n - i < KCHUNK ? (size_t)(s->n - i) : KCHUNK;
+        fs_lines_keys(s->K, s->first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            recs[pos[bucket_of(keys[k], s->shift, s->p)]++] =
+                low_bits(keys[k], sb) << 32 | off;
+            const unsigned char *q =
+                memchr(s->buf + off, s->delim, s->len - off);
+            off = (size_t)(q - s->buf) + 1;
+        }
+        i += c;
+    }
+}
+
+/* --------------------------------------------------------------- driver */
+
+int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
+                  int stored, uint64_t first, unsigned shift, fs__writer *w)
+{
+    if (n == 0 || w->left == 0)
+        return FS_OK;
+    sorter s = {buf, len, n, first, stored, shift, prefix_bits(n),
+                w->c->delim, w->c->key};
+    size_t nb = (size_t)1 << s.p;
+    uint32_t *pos = calloc(nb + 1, sizeof *pos);
+    uint64_t *recs = malloc((size_t)n * sizeof *recs);
+    int rc = FS_ENOMEM;
+    if (pos == NULL || recs == NULL)
+        goto out;
+    rc = histogram(&s, pos, w->c->threads);
+    if (rc != FS_OK)
+        goto out;
+    uint32_t sum = 0;
+    for (size_t b = 0; b < nb; b++) {
+        uint32_t c = pos[b];
+        pos[b] = sum;
+        sum += c;
+    }
+    scatter(&s, pos, recs); /* now pos[b] is the end of bucket b */
+    size_t hdr = stored ? FS__REC_HDR : 0;
+    uint32_t from = 0;
+    for (size_t b = 0; b < nb && w->left > 0; b++) {
+        uint32_t to = pos[b];
+        sort_small(recs + from, to - from);
+        for (uint32_t a = from; a < to;) {
+            uint32_t e = a + 1;
+            while (e < to && (recs[e] >> 32) == (recs[a] >> 32))
+                e++;
+            if (e - a > 1 && (rc = resolve(&s, recs + a, e - a)) != FS_OK)
+                goto out;
+            a = e;
+        }
+        for (uint32_t r = from; r < to && w->left > 0; r++) {
+            size_t off = (size_t)(recs[r] & 0xffffffffu) + hdr;
+            const unsigned char *q = memchr(buf + off, s.delim, len - off);
+            size_t l = (size_t)(q - (buf + off)) + 1;
+            if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
+                goto out;
+            w->left--;
+            if ((++w->res->written & 0xfffff) == 0)
+                fs__writer_progress(w);
+        }
+        from = to;
+    }
+    rc = FS_OK;
+out:
+    free(pos);
+    free(recs);
+    return rc;
+}
+
+/* --------------------------------------------------------- plain order */
+
+int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order)
+{
+    if (n == 0)
+        return FS_OK;
+    if (n > SIZE_MAX / sizeof(tie))
+        return FS_ENOMEM;
+    tie *t = malloc((size_t)n * sizeof *t);
+    if (t == NULL)
+        return FS_ENOMEM;
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = 0; i < n;) {
+        size_t c = n - i < KCHUNK ? (size_t)(n - i) : KCHUNK;
+        fs_lines_keys(K, i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            t[i + k].k = keys[k];
+            t[i + k].idx = i + k;
+        }
+        i += c;
+    }
+    order_ties(t, (size_t)n, 0, K);
+    for (uint64_t i = 0; i < n; i++)
+        order[i] = t[i].idx;
+    free(t);
+    return FS_OK;
+}
