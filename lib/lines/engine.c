@@ -79,12 +79,17 @@ void fs__writer_progress(fs__writer *w)
 
 /* ---------------------------------------------------------------- sizing */
 
+/* Top-level buckets hold about 4096 records, so that each is sorted in
+ * cache by one more counting pass on SUB_BITS bits. */
+#define SUB_BITS 12
+#define CP_EVERY 1024 /* a line offset checkpoint every CP_EVERY lines */
+
 static unsigned prefix_bits(uint64_t n)
 {
     unsigned p = 0;
-    while (p < 28 && ((uint64_t)2 << p) <= n / 2)
+    while (p < 20 && ((uint64_t)4096 << p) < n)
         p++;
-    return n >= 4 ? p + 1 : 0; /* about two records per bucket */
+    return p;
 }
 
 size_t fs__sort_overhead(uint64_t n, unsigned threads)
@@ -92,7 +97,8 @@ size_t fs__sort_overhead(uint64_t n, unsigned threads)
     uint64_t buckets = (uint64_t)1 << prefix_bits(n);
     if (threads < 1)
         threads = 1;
-    return (size_t)(8 * n + 4 * (buckets + 1) * threads + 4096);
+    return (size_t)(8 * n + 4 * (buckets + 1) * threads + n / 256 +
+                    (1u << 17));
 }
 
 static inline uint32_t bucket_of(uint64_t key, unsigned shift, unsigned p)
@@ -145,7 +151,24 @@ typedef struct sorter {
     unsigned shift, p;
     unsigned char delim;
     const uint8_t *K;
+    uint32_t *cp;    /* plain mode: offset of line k * CP_EVERY */
 } sorter;
+
+/* Plain mode: the index of the line at offset off (only for ties). */
+static uint64_t index_of(const sorter *s, size_t off)
+{
+    size_t lo = 0, hi = (size_t)((s->n + CP_EVERY - 1) / CP_EVERY);
+    while (hi - lo > 1) { /* last checkpoint <= off */
+        size_t mid = (lo + hi) / 2;
+        if (s->cp[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t from = s->cp[lo];
+    return s->first + (uint64_t)lo * CP_EVERY +
+           fs_lines_count(s->buf + from, off - from, s->delim);
+}
 
 static int resolve(const sorter *s, uint64_t *recs, size_t r)
 {
@@ -160,8 +183,8 @@ static int resolve(const sorter *s, uint64_t *recs, size_t r)
             t[i].k = fs__le64(s->buf + off);
             t[i].idx = fs__le64(s->buf + off + 8);
         } else {
-            /* rare (about n / 2^33 times per run): count lines before */
-            t[i].idx = s->first + fs_lines_count(s->buf, off, s->delim);
+            /* rare (about n / 2^21 times per run) */
+            t[i].idx = index_of(s, off);
             t[i].k = fs_lines_key(s->K, t[i].idx, 0);
         }
     }
@@ -227,9 +250,8 @@ static int histogram(const sorter *s, uint32_t *cnt, unsigned threads)
         size_t off = 0;
         while (off < s->len) {
             cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
-            const unsigned char *q = memchr(s->buf + off + FS__REC_HDR,
-                                            s->delim,
-                                            s->len - off - FS__REC_HDR);
+            const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                               s->buf + s->len, s->delim);
             off = (size_t)(q - s->buf) + 1;
         }
         return FS_OK;
@@ -281,9 +303,8 @@ static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
             uint64_t key = fs__le64(s->buf + off);
             recs[pos[bucket_of(key, s->shift, s->p)]++] =
                 low_bits(key, sb) << 32 | off;
-            const unsigned char *q = memchr(s->buf + off + FS__REC_HDR,
-                                            s->delim,
-                                            s->len - off - FS__REC_HDR);
+            const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                               s->buf + s->len, s->delim);
             off = (size_t)(q - s->buf) + 1;
         }
         return;
@@ -293,10 +314,12 @@ static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
         size_t c = s->n - i < KCHUNK ? (size_t)(s->n - i) : KCHUNK;
         fs_lines_keys(s->K, s->first + i, 0, keys, c);
         for (size_t k = 0; k < c; k++) {
+            if (((i + k) & (CP_EVERY - 1)) == 0)
+                s->cp[(i + k) / CP_EVERY] = (uint32_t)off;
             recs[pos[bucket_of(keys[k], s->shift, s->p)]++] =
                 low_bits(keys[k], sb) << 32 | off;
             const unsigned char *q =
-                memchr(s->buf + off, s->delim, s->len - off);
+                fs__delim(s->buf + off, s->buf + s->len, s->delim);
             off = (size_t)(q - s->buf) + 1;
         }
         i += c;
@@ -305,45 +328,84 @@ static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
 
 /* --------------------------------------------------------------- driver */
 
+/* Sorts one top-level bucket recs[0..m) into tmp by the next SUB_BITS
+ * bits, then each small group exactly; ties go to resolve(). */
+static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
+                       uint64_t *tmp, uint32_t *sub)
+{
+    const unsigned nsub = 1u << SUB_BITS;
+    memset(sub, 0, (nsub + 1) * sizeof *sub);
+    for (size_t r = 0; r < m; r++)
+        sub[(recs[r] >> (64 - SUB_BITS)) + 1]++;
+    for (unsigned b = 0; b < nsub; b++)
+        sub[b + 1] += sub[b];
+    for (size_t r = 0; r < m; r++)
+        tmp[sub[recs[r] >> (64 - SUB_BITS)]++] = recs[r];
+    size_t from = 0;
+    for (unsigned b = 0; b < nsub; b++) {
+        size_t to = sub[b];
+        if (to - from > 1) {
+            sort_small(tmp + from, to - from);
+            for (size_t a = from; a < to;) {
+                size_t e = a + 1;
+                while (e < to && (tmp[e] >> 32) == (tmp[a] >> 32))
+                    e++;
+                if (e - a > 1) {
+                    int rc = resolve(s, tmp + a, e - a);
+                    if (rc != FS_OK)
+                        return rc;
+                }
+                a = e;
+            }
+        }
+        from = to;
+    }
+    return FS_OK;
+}
+
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift, fs__writer *w)
 {
     if (n == 0 || w->left == 0)
         return FS_OK;
     sorter s = {buf, len, n, first, stored, shift, prefix_bits(n),
-                w->c->delim, w->c->key};
+                w->c->delim, w->c->key, NULL};
     size_t nb = (size_t)1 << s.p;
     uint32_t *pos = calloc(nb + 1, sizeof *pos);
+    uint32_t *sub = malloc(((1u << SUB_BITS) + 1) * sizeof *sub);
     uint64_t *recs = malloc((size_t)n * sizeof *recs);
+    uint64_t *tmp = NULL;
     int rc = FS_ENOMEM;
-    if (pos == NULL || recs == NULL)
+    if (!stored)
+        s.cp = malloc((size_t)(n / CP_EVERY + 1) * sizeof *s.cp);
+    if (pos == NULL || sub == NULL || recs == NULL || (!stored && !s.cp))
         goto out;
     rc = histogram(&s, pos, w->c->threads);
     if (rc != FS_OK)
         goto out;
-    uint32_t sum = 0;
+    uint32_t sum = 0, biggest = 0;
     for (size_t b = 0; b < nb; b++) {
         uint32_t c = pos[b];
+        if (c > biggest)
+            biggest = c;
         pos[b] = sum;
         sum += c;
     }
+    rc = FS_ENOMEM;
+    if ((tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof *tmp)) == NULL)
+        goto out;
     scatter(&s, pos, recs); /* now pos[b] is the end of bucket b */
     size_t hdr = stored ? FS__REC_HDR : 0;
     uint32_t from = 0;
     for (size_t b = 0; b < nb && w->left > 0; b++) {
-        uint32_t to = pos[b];
-        sort_small(recs + from, to - from);
-        for (uint32_t a = from; a < to;) {
-            uint32_t e = a + 1;
-            while (e < to && (recs[e] >> 32) == (recs[a] >> 32))
-                e++;
-            if (e - a > 1 && (rc = resolve(&s, recs + a, e - a)) != FS_OK)
-                goto out;
-            a = e;
-        }
-        for (uint32_t r = from; r < to && w->left > 0; r++) {
-            size_t off = (size_t)(recs[r] & 0xffffffffu) + hdr;
-            const unsigned char *q = memchr(buf + off, s.delim, len - off);
+        uint32_t to = pos[b], m = to - from;
+        if ((rc = sort_bucket(&s, recs + from, m, tmp, sub)) != FS_OK)
+            goto out;
+        for (uint32_t r = 0; r < m && w->left > 0; r++) {
+            if (r + 16 < m) /* the text is read at random: fetch ahead */
+                __builtin_prefetch(buf + (tmp[r + 16] & 0xffffffffu) + hdr);
+            size_t off = (size_t)(tmp[r] & 0xffffffffu) + hdr;
+            const unsigned char *q = fs__delim(buf + off, buf + len, s.delim);
             size_t l = (size_t)(q - (buf + off)) + 1;
             if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
                 goto out;
@@ -356,7 +418,10 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
     rc = FS_OK;
 out:
     free(pos);
+    free(sub);
     free(recs);
+    free(tmp);
+    free(s.cp);
     return rc;
 }
 

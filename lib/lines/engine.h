@@ -50,4 +50,24 @@ static inline uint64_t fs__le64(const unsigned char *p)
     return v;
 }
 
+/* The next delimiter in [p, end), or NULL.  Lines are often short, so a
+ * word-at-a-time scan (the lowest flagged byte of the has-zero trick is
+ * exact) beats a memchr call; long lines go to memchr. */
+static inline const unsigned char *fs__delim(const unsigned char *p,
+                                             const unsigned char *end,
+                                             unsigned char d)
+{
+    const uint64_t ones = 0x0101010101010101u, pat = ones * d;
+    for (int k = 0; k < 8 && end - p >= 8; k++) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w ^= pat;
+        uint64_t t = (w - ones) & ~w & (ones << 7);
+        if (t)
+            return p + (__builtin_ctzll(t) >> 3);
+        p += 8;
+    }
+    return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
+}
+
 #endif

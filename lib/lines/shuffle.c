@@ -139,8 +139,8 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
     if (rc == FS_OK) {
         if (len > 0 && buf[len - 1] != c->delim) {
             buf[len++] = c->delim;
+            n++;
         }
-        n = fs_lines_count(buf, len, c->delim);
         rc = in_memory(buf, len, n, &w);
     }
     free(buf);

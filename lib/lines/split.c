@@ -8,18 +8,33 @@
 #include "fairshuf/lines.h"
 #include "internal.h"
 
+/* Counts bytes equal to d, 8 at a time: a byte of w ^ pattern is zero iff
+ * the high bit of ((x & 0x7f..) + 0x7f..) | x is clear (exact, no carries
+ * between bytes). */
+static uint64_t count_byte(const unsigned char *p, size_t len, unsigned char d)
+{
+    const uint64_t ones = 0x0101010101010101u, low7 = ones * 0x7f;
+    const uint64_t pat = ones * d;
+    uint64_t n = 0;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= pat;
+        uint64_t t = ((w & low7) + low7) | w;
+        n += (uint64_t)__builtin_popcountll(~t & (ones << 7));
+    }
+    for (; i < len; i++)
+        n += p[i] == d;
+    return n;
+}
+
 uint64_t fs_lines_count(const void *buf, size_t len, unsigned char delim)
 {
-    const unsigned char *p = buf, *end = p + len;
-    uint64_t n = 0;
-    while (p < end) {
-        const unsigned char *q = memchr(p, delim, (size_t)(end - p));
-        n++;
-        if (q == NULL)
-            break;
-        p = q + 1;
-    }
-    return n;
+    const unsigned char *p = buf;
+    if (len == 0)
+        return 0;
+    return count_byte(p, len, delim) + (p[len - 1] != delim);
 }
 
 int fs_lines_read_all(int fd, unsigned char delim, unsigned char **out,
