@@ -100,6 +100,23 @@ static int open_output(void *arg)
     return fd;
 }
 
+/* GNU shuf writes through a stdio buffer of st_blksize bytes: a failure
+ * in mid-output is reported, and then close_stdout reports "write error"
+ * again; a failure at the final flush only once.  Same here. */
+static uint64_t out_total;
+
+_Noreturn static void write_failed(int err)
+{
+    struct stat st;
+    uint64_t blk = 4096;
+    if (fstat(R.out_fd, &st) == 0 && st.st_blksize > 0)
+        blk = (uint64_t)st.st_blksize;
+    cli_error("write error: %s", strerror(err));
+    if (out_total > blk)
+        cli_error("write error");
+    exit(CLI_FAIL);
+}
+
 /* Writes through a large buffer straight to the descriptor. */
 typedef struct wbuf {
     size_t len;
@@ -109,12 +126,13 @@ typedef struct wbuf {
 static void wflush(wbuf *w)
 {
     size_t off = 0;
+    out_total += w->len;
     while (off < w->len) {
         ssize_t r = write(R.out_fd, w->b + off, w->len - off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            cli_die(CLI_FAIL, "write error: %s", strerror(errno));
+            write_failed(errno);
         off += (size_t)r;
     }
     w->len = 0;
@@ -126,12 +144,13 @@ static void wput(wbuf *w, const void *p, size_t n)
         wflush(w);
         if (n > sizeof w->b) {
             const unsigned char *q = p;
+            out_total += n;
             while (n > 0) {
                 ssize_t r = write(R.out_fd, q, n);
                 if (r < 0 && errno == EINTR)
                     continue;
                 if (r < 0)
-                    cli_die(CLI_FAIL, "write error: %s", strerror(errno));
+                    write_failed(errno);
                 q += r;
                 n -= (size_t)r;
             }
@@ -466,7 +485,8 @@ static void engine_error(int rc, const fs_lines_result *res)
         case FS_LINES_INPUT:
             cli_die(CLI_FAIL, "read error: %s", strerror(res->err));
         case FS_LINES_OUTPUT:
-            cli_die(CLI_FAIL, "write error: %s", strerror(res->err));
+            out_total = res->out_bytes;
+            write_failed(res->err);
         case FS_LINES_TEMP:
             cli_die(CLI_FAIL, "temporary file in '%s': %s", R.tmpdir,
                     strerror(res->err));

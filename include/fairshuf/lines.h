@@ -174,6 +174,8 @@ typedef struct fs_lines_result {
     uint64_t lines;       /* shuffled lines in the input (header excluded) */
     uint64_t written;     /* shuffled lines written */
     uint64_t spilled;     /* bytes written to temporary files */
+    uint64_t out_bytes;   /* output bytes handed to write(), the failed
+                             write included */
     unsigned depth;       /* bucket levels used on disk (0 = in memory) */
 } fs_lines_result;
 

@@ -34,6 +34,7 @@ int fs__writer_open(fs__writer *w)
 
 static int write_all(fs__writer *w, const unsigned char *p, size_t n)
 {
+    w->res->out_bytes += n;
     while (n > 0) {
         ssize_t r = write(w->fd, p, n);
         if (r < 0) {
