@@ -66,7 +66,7 @@ static int parse_umax(const char *s, uint64_t *out)
     return 0;
 }
 
-static int fail(char *msg, size_t len, const char *fmt, const char *arg,
+static int opt_fail(char *msg, size_t len, const char *fmt, const char *arg,
                 const char *why)
 {
     int k = snprintf(msg, len, fmt, arg);
@@ -83,7 +83,7 @@ static int parse_range(const char *arg, lines_opts *o, char *msg, size_t len)
     char lo_s[4096];
     const char *fmt = "invalid input range: '%s'";
     if (dash == NULL)
-        return fail(msg, len, fmt, arg, NULL);
+        return opt_fail(msg, len, fmt, arg, NULL);
     size_t ll = (size_t)(dash - arg);
     if (ll >= sizeof lo_s)
         ll = sizeof lo_s - 1;
@@ -91,14 +91,14 @@ static int parse_range(const char *arg, lines_opts *o, char *msg, size_t len)
     lo_s[ll] = '\0';
     int rc = parse_umax(lo_s, &o->lo);
     if (rc != 0)
-        return fail(msg, len, fmt, lo_s, rc == -2 ? strerror(EOVERFLOW) : NULL);
+        return opt_fail(msg, len, fmt, lo_s, rc == -2 ? strerror(EOVERFLOW) : NULL);
     rc = parse_umax(dash + 1, &o->hi);
     if (rc != 0)
-        return fail(msg, len, fmt, dash + 1,
+        return opt_fail(msg, len, fmt, dash + 1,
                     rc == -2 ? strerror(EOVERFLOW) : NULL);
     uint64_t count = o->hi - o->lo + 1;
     if ((o->lo <= o->hi) == (count == 0))
-        return fail(msg, len, fmt, arg, NULL);
+        return opt_fail(msg, len, fmt, arg, NULL);
     return 0;
 }
 
@@ -134,7 +134,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
                 if (v < o->head)
                     o->head = v;
             } else if (rc != -2) {
-                return fail(msg, msglen, "invalid line count: '%s'", optarg,
+                return opt_fail(msg, msglen, "invalid line count: '%s'", optarg,
                             NULL);
             }
             break;
@@ -163,7 +163,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
             break;
         case OPT_MEMORY:
             if (cli_parse_size(optarg, &v) != 0 || v < 4096) {
-                fail(msg, msglen, "invalid memory size: '%s'", optarg,
+                opt_fail(msg, msglen, "invalid memory size: '%s'", optarg,
                      NULL);
                 return CLI_FAIL;
             }
@@ -172,7 +172,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
         case 'T': o->tmpdir = optarg; break;
         case OPT_THREADS:
             if (parse_umax(optarg, &v) != 0 || v < 1 || v > 256)
-                return fail(msg, msglen,
+                return opt_fail(msg, msglen,
                             "invalid thread count: '%s' (1 to 256)", optarg,
                             NULL);
             o->threads = (unsigned)v;
@@ -182,7 +182,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
         case OPT_HEADER:
             rc = parse_umax(optarg, &v);
             if (rc == -1)
-                return fail(msg, msglen, "invalid header line count: '%s'",
+                return opt_fail(msg, msglen, "invalid header line count: '%s'",
                             optarg, NULL);
             o->header = rc == -2 ? UINT64_MAX : v;
             break;
@@ -206,7 +206,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
     else if (!o->echo && !o->have_range && o->noperands > 1)
         extra = o->operands[1];
     if (extra) {
-        fail(msg, msglen, "extra operand '%s'", extra, NULL);
+        opt_fail(msg, msglen, "extra operand '%s'", extra, NULL);
         *try_help = 1;
         return CLI_FAIL;
     }

@@ -98,8 +98,8 @@ size_t fs__sort_overhead(uint64_t n, unsigned threads)
     uint64_t buckets = (uint64_t)1 << prefix_bits(n);
     if (threads < 1)
         threads = 1;
-    return (size_t)(8 * n + 4 * (buckets + 1) * threads + n / 256 +
-                    (1u << 17));
+    /* the fixed buffers (sub-bucket counts, output) are not counted */
+    return (size_t)(8 * n + 4 * (buckets + 1) * threads + n / 256);
 }
 
 static inline uint32_t bucket_of(uint64_t key, unsigned shift, unsigned p)
