@@ -74,7 +74,7 @@ ARGS
     cat in | "$FS_BIN" lines --seed=s --memory=1M -T "$BATS_TEST_TMPDIR" | cmp - ref
     "$FS_BIN" lines --seed=s --threads=1 in | cmp - ref
     "$FS_BIN" lines --seed=s --threads=2 in | cmp - ref
-    "$FS_BIN" lines --seed=s --threads=2 --memory=256K in | cmp - ref
+    "$FS_BIN" lines --seed=s --threads=2 --memory=1M in | cmp - ref
 }
 
 @test "--seed: -n K is the head of the full output (memory and disk)" {
@@ -138,10 +138,10 @@ ARGS
 @test "temporary files: none left behind, a full disk names the directory" {
     seq 200000 > in
     mkdir tmpd
-    "$FS_BIN" lines --memory=64K -T tmpd in > /dev/null
+    "$FS_BIN" lines --memory=256K -T tmpd in > /dev/null
     [ -z "$(ls -A tmpd)" ]
     # a file size limit makes temporary writes fail like a full disk
-    run bash -c 'trap "" XFSZ; ulimit -f 64; "$0" lines --memory=64K -T tmpd in > /dev/null' "$FS_BIN"
+    run bash -c 'trap "" XFSZ; ulimit -f 64; "$0" lines --memory=256K -T tmpd in > /dev/null' "$FS_BIN"
     [ "$status" -eq 1 ]
     [[ "$output" == *"temporary file in 'tmpd': File too large"* ]]
     [ -z "$(ls -A tmpd)" ]
@@ -149,10 +149,10 @@ ARGS
     [ "$status" -eq 1 ]
     [[ "$output" == *"'/nonexistent'"* ]]
     # killed mid-run: still nothing left
-    seq 3000000 > big
+    seq 1000000 > big
     "$FS_BIN" lines --memory=64K -T tmpd big > /dev/null &
     pid=$!
-    sleep 0.3
+    sleep 0.2
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     [ -z "$(ls -A tmpd)" ]
