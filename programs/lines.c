@@ -432,9 +432,8 @@ static int run_gnu(void)
     fs_draws d = {g, NULL};
     uint64_t hdr = R.o.have_range ? 0 : (R.o.header < ls.n ? R.o.header : ls.n);
     if (R.o.repeat) {
-        return run_repeat(&d, &ls, hdr);
-    }
-    if (R.o.have_range) {
+        run_repeat(&d, &ls, hdr);
+    } else if (R.o.have_range) {
         uint64_t n = R.o.hi - R.o.lo + 1;
         permute(&d, n, R.o.head < n ? R.o.head : n, emit_number, NULL, 0);
     } else {
@@ -456,6 +455,8 @@ static int run_gnu(void)
     }
     fs_gnurand_free(g);
     close(rfd);
+    free(ls.buf);
+    free(ls.starts);
     return CLI_OK;
 }
 
