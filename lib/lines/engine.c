@@ -224,95 +224,73 @@ static void sort_small(uint64_t *a, size_t n)
 
 /* Plain mode, pass 1: the histogram needs keys only, not line positions,
  * so index ranges split across threads. */
-typedef struct hist_job {
-    const sorter *s;
-    uint64_t from, to;
-    uint32_t *cnt;
-} hist_job;
+/* Plain mode, pass 1 (histogram) needs keys only, so index ranges split
+ * across threads; pass 2 (scatter) splits the same ranges, each thread
+ * writing at its own positions (bucket start + counts of lower threads),
+ * so the records land exactly where one thread would have put them. */
+enum { JOB_HIST, JOB_SCATTER, JOB_SORT };
 
-static void *hist_run(void *arg)
+typedef struct job {
+    const sorter *s;
+    int phase;
+    uint64_t from, to;   /* index range (HIST, SCATTER) */
+    uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
+    uint64_t *recs;
+    const uint32_t *bend; /* SORT: bucket ends; buckets [bfrom, bto) */
+    size_t bfrom, bto;
+    uint64_t *tmp;
+    uint32_t *sub;
+    int rc;
+} job;
+
+/* Offset of line k (0-based) of buf: the byte after the k-th delimiter. */
+static size_t line_offset(const unsigned char *buf, size_t len,
+                          unsigned char d, uint64_t k)
 {
-    hist_job *j = arg;
+    const uint64_t ones = 0x0101010101010101u, low7 = ones * 0x7f;
+    const uint64_t pat = ones * d;
+    size_t i = 0;
+    if (k == 0)
+        return 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, buf + i, 8);
+        w ^= pat;
+        uint64_t t = ~(((w & low7) + low7) | w) & (ones << 7);
+        uint64_t c = ((t >> 7) * ones) >> 56;
+        if (c >= k)
+            break;
+        k -= c;
+    }
+    for (; i < len; i++)
+        if (buf[i] == d && --k == 0)
+            return i + 1;
+    return len;
+}
+
+static void hist_range(job *j)
+{
+    const sorter *s = j->s;
     uint64_t keys[KCHUNK];
     for (uint64_t i = j->from; i < j->to;) {
         size_t c = j->to - i < KCHUNK ? (size_t)(j->to - i) : KCHUNK;
-        fs_lines_keys(j->s->K, j->s->first + i, 0, keys, c);
+        fs_lines_keys(s->K, s->first + i, 0, keys, c);
         for (size_t k = 0; k < c; k++)
-            j->cnt[bucket_of(keys[k], j->s->shift, j->s->p)]++;
+            j->cnt[bucket_of(keys[k], s->shift, s->p)]++;
         i += c;
     }
-    return NULL;
 }
 
-static int histogram(const sorter *s, uint32_t *cnt, unsigned threads)
+static void scatter_range(job *j)
 {
-    size_t nb = (size_t)1 << s->p;
-    if (s->stored) {
-        size_t off = 0;
-        while (off < s->len) {
-            cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
-            const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
-                                               s->buf + s->len, s->delim);
-            off = (size_t)(q - s->buf) + 1;
-        }
-        return FS_OK;
-    }
-    if (threads > 16)
-        threads = 16;
-    if (threads <= 1 || s->n < 65536) {
-        hist_job j = {s, 0, s->n, cnt};
-        hist_run(&j);
-        return FS_OK;
-    }
-    hist_job jobs[16];
-    pthread_t tid[16];
-    unsigned started = 0;
-    int rc = FS_OK;
-    for (unsigned t = 0; t < threads; t++) {
-        jobs[t].s = s;
-        jobs[t].from = s->n * t / threads;
-        jobs[t].to = s->n * (t + 1) / threads;
-        jobs[t].cnt = t == 0 ? cnt : calloc(nb, sizeof *cnt);
-        if (jobs[t].cnt == NULL) {
-            rc = FS_ENOMEM;
-            break;
-        }
-        if (t > 0 && pthread_create(&tid[t], NULL, hist_run, &jobs[t]) != 0) {
-            hist_run(&jobs[t]); /* no thread: do it here, same result */
-            tid[t] = 0;
-        }
-        started = t + 1;
-    }
-    if (rc == FS_OK)
-        hist_run(&jobs[0]);
-    for (unsigned t = 1; t < started; t++) {
-        if (tid[t])
-            pthread_join(tid[t], NULL);
-        for (size_t b = 0; b < nb; b++)
-            cnt[b] += jobs[t].cnt[b];
-        free(jobs[t].cnt);
-    }
-    return rc;
-}
-
-static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
-{
+    const sorter *s = j->s;
     unsigned sb = s->shift + s->p;
-    size_t off = 0;
-    if (s->stored) {
-        while (off < s->len) {
-            uint64_t key = fs__le64(s->buf + off);
-            recs[pos[bucket_of(key, s->shift, s->p)]++] =
-                low_bits(key, sb) << 32 | off;
-            const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
-                                               s->buf + s->len, s->delim);
-            off = (size_t)(q - s->buf) + 1;
-        }
-        return;
-    }
+    uint32_t *pos = j->cnt;
+    uint64_t *recs = j->recs;
+    size_t off = line_offset(s->buf, s->len, s->delim, j->from);
     uint64_t keys[KCHUNK];
-    for (uint64_t i = 0; i < s->n;) {
-        size_t c = s->n - i < KCHUNK ? (size_t)(s->n - i) : KCHUNK;
+    for (uint64_t i = j->from; i < j->to;) {
+        size_t c = j->to - i < KCHUNK ? (size_t)(j->to - i) : KCHUNK;
         fs_lines_keys(s->K, s->first + i, 0, keys, c);
         for (size_t k = 0; k < c; k++) {
             if (((i + k) & (CP_EVERY - 1)) == 0)
@@ -325,6 +303,169 @@ static void scatter(const sorter *s, uint32_t *pos, uint64_t *recs)
         }
         i += c;
     }
+}
+
+static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
+                       uint64_t *tmp, uint32_t *sub);
+
+static void sort_range(job *j)
+{
+    for (size_t b = j->bfrom; b < j->bto && j->rc == FS_OK; b++) {
+        uint32_t from = b ? j->bend[b - 1] : 0, m = j->bend[b] - from;
+        j->rc = sort_bucket(j->s, j->recs + from, m, j->tmp, j->sub);
+        memcpy(j->recs + from, j->tmp, (size_t)m * sizeof *j->tmp);
+    }
+}
+
+static void *job_run(void *arg)
+{
+    job *j = arg;
+    if (j->phase == JOB_HIST)
+        hist_range(j);
+    else if (j->phase == JOB_SCATTER)
+        scatter_range(j);
+    else
+        sort_range(j);
+    return NULL;
+}
+
+/* Runs jobs[0..t) on t threads (this one included); a thread that cannot
+ * be created is run here instead: same result. */
+static void run_jobs(job *jobs, unsigned t)
+{
+    pthread_t tid[16];
+    int made[16] = {0};
+    for (unsigned i = 1; i < t; i++)
+        made[i] = pthread_create(&tid[i], NULL, job_run, &jobs[i]) == 0;
+    job_run(&jobs[0]);
+    for (unsigned i = 1; i < t; i++) {
+        if (made[i])
+            pthread_join(tid[i], NULL);
+        else
+            job_run(&jobs[i]);
+    }
+}
+
+/* Stored mode (a loaded spill bucket): one pass over the records. */
+static void histogram_stored(const sorter *s, uint32_t *cnt)
+{
+    size_t off = 0;
+    while (off < s->len) {
+        cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
+        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                           s->buf + s->len, s->delim);
+        off = (size_t)(q - s->buf) + 1;
+    }
+}
+
+static void scatter_stored(const sorter *s, uint32_t *pos, uint64_t *recs)
+{
+    unsigned sb = s->shift + s->p;
+    size_t off = 0;
+    while (off < s->len) {
+        uint64_t key = fs__le64(s->buf + off);
+        recs[pos[bucket_of(key, s->shift, s->p)]++] =
+            low_bits(key, sb) << 32 | off;
+        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                           s->buf + s->len, s->delim);
+        off = (size_t)(q - s->buf) + 1;
+    }
+}
+
+/* Fills recs with every line's record, grouped by bucket; bend[b] receives
+ * the end of bucket b.  *biggest: the largest bucket. */
+static int distribute(const sorter *s, unsigned threads, uint64_t *recs,
+                      uint32_t *bend, uint32_t *biggest)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (threads > 16)
+        threads = 16;
+    if (s->stored || s->n < 65536)
+        threads = 1;
+    job jobs[16];
+    memset(jobs, 0, sizeof jobs);
+    int rc = FS_OK;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].phase = JOB_HIST;
+        jobs[t].from = s->n * t / threads;
+        jobs[t].to = s->n * (t + 1) / threads;
+        jobs[t].recs = recs;
+        jobs[t].cnt = calloc(nb, sizeof *jobs[t].cnt);
+        if (jobs[t].cnt == NULL)
+            rc = FS_ENOMEM;
+    }
+    if (rc == FS_OK) {
+        if (s->stored)
+            histogram_stored(s, jobs[0].cnt);
+        else
+            run_jobs(jobs, threads);
+        /* counts -> each thread's first position in each bucket */
+        uint32_t sum = 0;
+        *biggest = 0;
+        for (size_t b = 0; b < nb; b++) {
+            uint32_t total = 0;
+            for (unsigned t = 0; t < threads; t++) {
+                uint32_t c = jobs[t].cnt[b];
+                jobs[t].cnt[b] = sum + total;
+                total += c;
+            }
+            sum += total;
+            bend[b] = sum;
+            if (total > *biggest)
+                *biggest = total;
+        }
+        if (s->stored) {
+            scatter_stored(s, jobs[0].cnt, recs);
+        } else {
+            for (unsigned t = 0; t < threads; t++)
+                jobs[t].phase = JOB_SCATTER;
+            run_jobs(jobs, threads);
+        }
+    }
+    for (unsigned t = 0; t < threads; t++)
+        free(jobs[t].cnt);
+    return rc;
+}
+
+/* Sorts every bucket in place on `threads` threads, each taking a run of
+ * buckets holding about n / threads records. */
+static int sort_all(const sorter *s, unsigned threads, uint64_t *recs,
+                    const uint32_t *bend, uint32_t biggest)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (threads > 16)
+        threads = 16;
+    job jobs[16];
+    memset(jobs, 0, sizeof jobs);
+    int rc = FS_OK;
+    size_t b = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].phase = JOB_SORT;
+        jobs[t].recs = recs;
+        jobs[t].bend = bend;
+        jobs[t].bfrom = b;
+        uint64_t goal = s->n * (t + 1) / threads;
+        while (b < nb && (t + 1 == threads || bend[b] <= goal))
+            b++;
+        jobs[t].bto = b;
+        jobs[t].tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
+        jobs[t].sub = malloc(((1u << SUB_BITS) + 1) * sizeof(uint32_t));
+        if (jobs[t].tmp == NULL || jobs[t].sub == NULL)
+            rc = FS_ENOMEM;
+    }
+    if (rc == FS_OK) {
+        run_jobs(jobs, threads);
+        for (unsigned t = 0; t < threads; t++)
+            if (jobs[t].rc != FS_OK)
+                rc = jobs[t].rc;
+    }
+    for (unsigned t = 0; t < threads; t++) {
+        free(jobs[t].tmp);
+        free(jobs[t].sub);
+    }
+    return rc;
 }
 
 /* --------------------------------------------------------------- driver */
@@ -371,57 +512,38 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
         return FS_OK;
     sorter s = {buf, len, n, first, stored, shift, prefix_bits(n),
                 w->c->delim, w->c->key, NULL};
+    unsigned threads = w->c->threads ? w->c->threads : 1;
     size_t nb = (size_t)1 << s.p;
-    uint32_t *pos = calloc(nb + 1, sizeof *pos);
-    uint32_t *sub = malloc(((1u << SUB_BITS) + 1) * sizeof *sub);
+    uint32_t *bend = malloc((nb + 1) * sizeof *bend);
     uint64_t *recs = malloc((size_t)n * sizeof *recs);
-    uint64_t *tmp = NULL;
     int rc = FS_ENOMEM;
     if (!stored)
         s.cp = malloc((size_t)(n / CP_EVERY + 1) * sizeof *s.cp);
-    if (pos == NULL || sub == NULL || recs == NULL || (!stored && !s.cp))
+    if (bend == NULL || recs == NULL || (!stored && !s.cp))
         goto out;
-    rc = histogram(&s, pos, w->c->threads);
-    if (rc != FS_OK)
+    uint32_t biggest;
+    if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
         goto out;
-    uint32_t sum = 0, biggest = 0;
-    for (size_t b = 0; b < nb; b++) {
-        uint32_t c = pos[b];
-        if (c > biggest)
-            biggest = c;
-        pos[b] = sum;
-        sum += c;
-    }
-    rc = FS_ENOMEM;
-    if ((tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof *tmp)) == NULL)
+    if ((rc = sort_all(&s, threads, recs, bend, biggest)) != FS_OK)
         goto out;
-    scatter(&s, pos, recs); /* now pos[b] is the end of bucket b */
     size_t hdr = stored ? FS__REC_HDR : 0;
-    uint32_t from = 0;
-    for (size_t b = 0; b < nb && w->left > 0; b++) {
-        uint32_t to = pos[b], m = to - from;
-        if ((rc = sort_bucket(&s, recs + from, m, tmp, sub)) != FS_OK)
+    uint64_t m = w->left < n ? w->left : n;
+    for (uint64_t r = 0; r < m; r++) {
+        if (r + 16 < m) /* the text is read at random: fetch ahead */
+            __builtin_prefetch(buf + (recs[r + 16] & 0xffffffffu) + hdr);
+        size_t off = (size_t)(recs[r] & 0xffffffffu) + hdr;
+        const unsigned char *q = fs__delim(buf + off, buf + len, s.delim);
+        size_t l = (size_t)(q - (buf + off)) + 1;
+        if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
             goto out;
-        for (uint32_t r = 0; r < m && w->left > 0; r++) {
-            if (r + 16 < m) /* the text is read at random: fetch ahead */
-                __builtin_prefetch(buf + (tmp[r + 16] & 0xffffffffu) + hdr);
-            size_t off = (size_t)(tmp[r] & 0xffffffffu) + hdr;
-            const unsigned char *q = fs__delim(buf + off, buf + len, s.delim);
-            size_t l = (size_t)(q - (buf + off)) + 1;
-            if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
-                goto out;
-            w->left--;
-            if ((++w->res->written & 0xfffff) == 0)
-                fs__writer_progress(w);
-        }
-        from = to;
+        if ((++w->res->written & 0xfffff) == 0)
+            fs__writer_progress(w);
     }
+    w->left -= m;
     rc = FS_OK;
 out:
-    free(pos);
-    free(sub);
+    free(bend);
     free(recs);
-    free(tmp);
     free(s.cp);
     return rc;
 }

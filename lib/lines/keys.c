@@ -2,6 +2,7 @@
  * addressed by line number, so any line's key is computable on its own
  * (threads and out-of-core buckets need no shared generator state), and
  * level 0 is exactly the seeded chacha20 fs_rng stream (see lines.h). */
+#include <pthread.h>
 #include <sodium.h>
 
 #include "fairshuf/lines.h"
@@ -17,18 +18,21 @@ static void nonce_of(unsigned char nonce[12], uint64_t i, uint32_t level)
     }
 }
 
-static uint64_t le64(const unsigned char *p)
+/* sodium_init() selects libsodium's SIMD ChaCha20 (about 8x faster than
+ * the reference code it uses otherwise); it is idempotent. */
+static pthread_once_t sodium_once = PTHREAD_ONCE_INIT;
+static int sodium_state;
+static void sodium_setup(void)
 {
-    uint64_t v = 0;
-    for (int b = 7; b >= 0; b--)
-        v = (v << 8) | p[b];
-    return v;
+    /* on failure the portable code still gives the same keystream */
+    sodium_state = sodium_init();
 }
 
 void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
                    uint64_t *out, size_t count)
 {
-    unsigned char blk[1024];
+    unsigned char blk[4096];
+    pthread_once(&sodium_once, sodium_setup);
     while (count > 0) {
         uint64_t i = first;
         uint64_t in_seg = ((uint64_t)1 << 35) - (i & (((uint64_t)1 << 35) - 1));
@@ -45,8 +49,7 @@ void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
         crypto_stream_chacha20_ietf_xor_ic(blk, blk, bytes, nonce,
                                            (uint32_t)((i >> 3) & 0xffffffffu),
                                            K);
-        for (size_t w = 0; w < words; w++)
-            out[w] = le64(blk + 8 * (skip + w));
+        memcpy(out, blk + 8 * skip, words * 8); /* little-endian hosts */
         out += words;
         count -= words;
         first += words;
