@@ -161,19 +161,33 @@ static void wput(wbuf *w, const void *p, size_t n)
     w->len += n;
 }
 
-static void wnum(wbuf *w, uint64_t v)
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* A number and the delimiter, two digits per division. */
+static inline void wnum(wbuf *w, uint64_t v)
 {
-    char tmp[21];
-    int i = 21;
+    char tmp[24];
+    int i = 24;
     tmp[--i] = (char)R.delim;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (w->len + 21 > sizeof w->b)
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        tmp[--i] = digit_pairs[d + 1];
+        tmp[--i] = digit_pairs[d];
+    }
+    if (v >= 10) {
+        tmp[--i] = digit_pairs[v * 2 + 1];
+        tmp[--i] = digit_pairs[v * 2];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
+    if (w->len + 24 > sizeof w->b)
         wflush(w);
-    memcpy(w->b + w->len, tmp + i, (size_t)(21 - i));
-    w->len += (size_t)(21 - i);
+    memcpy(w->b + w->len, tmp + i, (size_t)(24 - i));
+    w->len += (size_t)(24 - i);
 }
 
 static void finish_output(void)

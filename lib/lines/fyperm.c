@@ -90,29 +90,34 @@ static inline void sparse_set(fs_fyperm *p, uint64_t pos, uint64_t v)
     p->vals[s] = v;
 }
 
-/* The dense form with the default generator: draws a block of j ahead and
- * prefetches a[j], so the random accesses overlap instead of queueing. */
+/* The dense form with the default generator: the draw for step i + LEAD
+ * is made (and a[j] prefetched) while step i swaps, so the random accesses
+ * overlap instead of queueing.  Draw order is unchanged. */
+#define LEAD 32
 static int dense_rng(fs_fyperm *p, fs_rng *rng, uint64_t *out, size_t count)
 {
     uint32_t *a = p->dense;
-    uint64_t js[16];
-    while (count > 0) {
-        size_t b = count < 16 ? count : 16;
-        for (size_t k = 0; k < b; k++) {
-            uint64_t i = p->i + k, m = p->n - i;
-            js[k] = i + (m > 1 ? fs__below(rng, m) : 0);
-            __builtin_prefetch(&a[js[k]], 1);
-        }
-        for (size_t k = 0; k < b; k++) {
-            uint64_t i = p->i + k, j = js[k];
-            uint32_t v = a[j];
-            a[j] = a[i];
-            out[k] = v;
-        }
-        p->i += b;
-        out += b;
-        count -= b;
+    uint64_t js[LEAD];
+    uint64_t i0 = p->i, end = p->i + count, drawn = p->i;
+    while (drawn < end && drawn < i0 + LEAD) {
+        uint64_t m = p->n - drawn;
+        js[drawn % LEAD] = drawn + (m > 1 ? fs__below(rng, m) : 0);
+        __builtin_prefetch(&a[js[drawn % LEAD]], 1);
+        drawn++;
     }
+    for (uint64_t i = i0; i < end; i++) {
+        uint64_t j = js[i % LEAD];
+        if (drawn < end) {
+            uint64_t m = p->n - drawn;
+            js[drawn % LEAD] = drawn + (m > 1 ? fs__below(rng, m) : 0);
+            __builtin_prefetch(&a[js[drawn % LEAD]], 1);
+            drawn++;
+        }
+        uint32_t v = a[j];
+        a[j] = a[i];
+        *out++ = v;
+    }
+    p->i = end;
     return rng->error;
 }
 
