@@ -43,6 +43,10 @@ size_t fs__sort_overhead(uint64_t n, unsigned threads);
 int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
                   fs__writer *w);
 
+/* `-n K` with small K: streams the input keeping only candidates. */
+#define FS__TOPK_MAX ((uint64_t)1 << 20)
+int fs__topk_run(int fd, fs__writer *w);
+
 static inline uint64_t fs__le64(const unsigned char *p)
 {
     uint64_t v;
