@@ -116,7 +116,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
 	install -m 644 include/fairshuf.h $(DESTDIR)$(PREFIX)/include/
-	if [ -d include/fairshuf ]; then install -d $(DESTDIR)$(PREFIX)/include/fairshuf && \
+	if ls include/fairshuf/*.h >/dev/null 2>&1; then install -d $(DESTDIR)$(PREFIX)/include/fairshuf && \
 	    install -m 644 include/fairshuf/*.h $(DESTDIR)$(PREFIX)/include/fairshuf/; fi
 	install -m 644 $(BUILD)/libfairshuf.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
