@@ -22,6 +22,7 @@ if [ -z "${DIR:-}" ]; then
 fi
 [ -x "$BIN" ] || { echo "lines.sh: build first ($BIN missing)" >&2; exit 1; }
 
+mkdir -p "$DIR"
 file="$DIR/lines-1e7.txt"
 [ -s "$file" ] || seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
 
