@@ -107,7 +107,7 @@ int fs_gnurand_below(fs_gnurand *g, uint64_t n, uint64_t *out)
                 rmax = (rmax << 8) + 0xff;
                 need++;
             } while (rmax < genmax);
-            unsigned char b[8];
+            unsigned char b[8] = {0};
             for (unsigned i = 0; i < need; i++) {
                 int c = next_byte(g);
                 if (c < 0) {
