@@ -187,6 +187,9 @@ size_t fs_lines_default_memory(void);
  * c->memory (plus fixed buffers of a few MiB); at most 2 * 64 temporary
  * files are open at once.  Nothing is written before all input is read;
  * a run that fails after output began has written a prefix only.
+ * c->head == 0 reads nothing (and still opens the output).  With
+ * c->head < 2^20 the input is streamed keeping only candidate lines
+ * (O(head) lines of memory, c->memory unused).
  * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err
  * say which file and why). */
 int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);

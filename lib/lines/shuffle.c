@@ -91,6 +91,8 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
         return FS_EINVAL;
     fs__writer w;
     writer_init(&w, c, res);
+    if (c->head == 0) /* like GNU's -n 0: read nothing */
+        return writer_end(&w, FS_OK);
     if (c->head < FS__TOPK_MAX)
         return writer_end(&w, fs__topk_run(fd, &w));
     size_t memory = c->memory ? c->memory : fs_lines_default_memory();

@@ -332,6 +332,11 @@ static void engine_matches_reference(void **st)
     assert_true(res.spilled > len);
     free(out);
 
+    c.head = 0; /* reads nothing, writes nothing */
+    out = run_engine(text, len, &c, 1, &ol, &res);
+    assert_int_equal(ol, 0);
+    free(out);
+
     c.head = 777; /* the head of the same order */
     out = run_engine(text, len, &c, 1, &ol, &res);
     size_t hl = 0;
