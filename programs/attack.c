@@ -64,7 +64,7 @@ static size_t parse_known(const char *s, fs_known_card *known, size_t cap,
         if (cli_parse_u64(tok, &pos) != 0 || pos < 1 || pos > 52)
             cli_die(CLI_FAIL, "attack: invalid position '%s': 1 to 52", tok);
         fs_card c;
-        if (fs_card_parse(colon + 1, strlen(colon + 1), &c) != FS_OK ||
+        if (fs_card_parse(colon + 1, strlen(colon + 1), 0, &c) != FS_OK ||
             c >= 52)
             cli_die(CLI_FAIL, "attack: malformed card code '%s'", colon + 1);
         if (k == cap)
@@ -82,7 +82,7 @@ static size_t add_part(const fs_dealer *d, const char *what, const char *list,
                        size_t part, fs_known_card *known, size_t k)
 {
     fs_card c[8];
-    size_t n = deal_parse_cards("attack", list, c, 8);
+    size_t n = deal_parse_cards("attack", list, 0, c, 8);
     if (n != d->layout.part[part].count)
         cli_die(CLI_FAIL, "attack: --%s needs %zu cards, got %zu", what,
                 d->layout.part[part].count, n);

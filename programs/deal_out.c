@@ -234,8 +234,8 @@ void deal_json_end(out_buf *o)
     out_str(o, "\n]\n");
 }
 
-size_t deal_parse_cards(const char *sub, const char *s, fs_card *cards,
-                        size_t cap)
+size_t deal_parse_cards(const char *sub, const char *s, int tiles,
+                        fs_card *cards, size_t cap)
 {
     size_t n = 0;
     const char *sep = " \t\r\n,";
@@ -245,7 +245,7 @@ size_t deal_parse_cards(const char *sub, const char *s, fs_card *cards,
             break;
         size_t len = strcspn(s, sep);
         fs_card c;
-        if (fs_card_parse(s, len, &c) != FS_OK)
+        if (fs_card_parse(s, len, tiles, &c) != FS_OK)
             cli_die(CLI_FAIL, "%s: malformed card code '%.*s'", sub,
                     (int)(len > 16 ? 16 : len), s);
         if (n == cap)

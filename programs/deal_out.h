@@ -33,9 +33,10 @@ void deal_json_end(out_buf *o);
 /* A JSON string literal (quotes and escapes) of s. */
 void deal_json_string(out_buf *o, const char *s);
 
-/* Reads whitespace- or comma-separated card codes from s into cards (at
- * most cap); dies "malformed card code" on a bad one.  Returns the count. */
-size_t deal_parse_cards(const char *sub, const char *s, fs_card *cards,
-                        size_t cap);
+/* Reads whitespace- or comma-separated card codes (tile codes when tiles
+ * is 1) from s into cards (at most cap); dies "malformed card code" on a
+ * bad one.  Returns the count. */
+size_t deal_parse_cards(const char *sub, const char *s, int tiles,
+                        fs_card *cards, size_t cap);
 
 #endif

@@ -224,7 +224,9 @@ static int do_check(const args *a, fs_dealer *d)
     fs_card *claimed = malloc(FS_DEAL_MAX_CARDS * sizeof *claimed);
     if (claimed == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
-    size_t n = deal_parse_cards("fair check", text, claimed, FS_DEAL_MAX_CARDS);
+    size_t n = deal_parse_cards("fair check", text,
+                                g->deck >= FS_DECK_TILES_136, claimed,
+                                FS_DEAL_MAX_CARDS);
     free(text);
     int verdict;
     cli_check(fs_fair_check(seed, commitment, d, a->client, nonce, claimed, n,

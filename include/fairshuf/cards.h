@@ -62,9 +62,11 @@ int fs_card_suit(fs_card c);
 int fs_card_code(fs_card c, char out[3]);
 
 /* Parses a two-character code (exactly len == 2 bytes of s; the case must
- * be as printed: rank upper case, suit lower case).  FS_EINVAL when it is
- * not a code.  O(1). */
-int fs_card_parse(const char *s, size_t len, fs_card *out);
+ * be as printed: rank upper case, suit lower case).  The two notations
+ * overlap ("2s" is the two of spades and the 2 of bamboo), so `tiles`
+ * chooses: 0 reads cards and jokers, 1 reads tiles.  FS_EINVAL when it is
+ * not a code of that kind.  O(1). */
+int fs_card_parse(const char *s, size_t len, int tiles, fs_card *out);
 
 /* Display languages for fs_card_name(). */
 typedef enum fs_lang { FS_LANG_EN = 0, FS_LANG_ZH = 1 } fs_lang;

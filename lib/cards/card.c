@@ -60,30 +60,39 @@ int fs_card_code(fs_card c, char out[3])
     return FS_OK;
 }
 
-int fs_card_parse(const char *s, size_t len, fs_card *out)
+static int parse_card(const char *s, fs_card *out)
 {
-    if (s == NULL || out == NULL || len != 2)
-        return FS_EINVAL;
     if (s[1] == 'J' && (s[0] == 'B' || s[0] == 'R')) {
         *out = s[0] == 'B' ? FS_CARD_SMALL_JOKER : FS_CARD_BIG_JOKER;
         return FS_OK;
     }
     const char *r = s[0] ? strchr(ranks, s[0]) : NULL;
     const char *u = s[1] ? strchr(suits, s[1]) : NULL;
-    if (r && u) {
-        *out = (fs_card)((u - suits) * 13 + (r - ranks));
-        return FS_OK;
-    }
+    if (r == NULL || u == NULL)
+        return FS_EINVAL;
+    *out = (fs_card)((u - suits) * 13 + (r - ranks));
+    return FS_OK;
+}
+
+static int parse_tile(const char *s, fs_card *out)
+{
+    static const unsigned limit[] = {9, 9, 9, 7, 8};
+    static const unsigned base[] = {0, 9, 18, 27, 34};
     const char *t = s[1] ? strchr(tile_suits, s[1]) : NULL;
     if (t == NULL || s[0] < '1' || s[0] > '9')
         return FS_EINVAL;
     unsigned k = (unsigned)(s[0] - '1'), ts = (unsigned)(t - tile_suits);
-    static const unsigned limit[] = {9, 9, 9, 7, 8};
-    static const unsigned base[] = {0, 9, 18, 27, 34};
     if (k >= limit[ts])
         return FS_EINVAL;
     *out = FS_TILE_BASE + base[ts] + k;
     return FS_OK;
+}
+
+int fs_card_parse(const char *s, size_t len, int tiles, fs_card *out)
+{
+    if (s == NULL || out == NULL || len != 2)
+        return FS_EINVAL;
+    return tiles ? parse_tile(s, out) : parse_card(s, out);
 }
 
 static const char *const rank_names[] = {"A", "2", "3", "4",  "5", "6", "7",
