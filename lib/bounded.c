@@ -41,13 +41,7 @@ static void batch(fs_rng *rng, const uint64_t *b, uint64_t *out, size_t k,
                   uint64_t p)
 {
     for (;;) {
-        uint64_t x = fs__u64(rng);
-        uint64_t lo = x;
-        for (size_t i = 0; i < k; i++) {
-            fs_u128 m = (fs_u128)lo * b[i];
-            out[i] = (uint64_t)(m >> 64);
-            lo = (uint64_t)m;
-        }
+        uint64_t lo = fs__batch_step64(fs__u64(rng), b, out, k);
         if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p))
             return;
     }

@@ -75,23 +75,40 @@ static inline fs_rng *fs__rng(fs_rng *rng)
     return rng ? rng : fs_rng_default();
 }
 
-/* Lemire's method, one word at a time.  Exposed (not public) so that the
- * exhaustive test can run the very same step on 16-bit words: a word x is
- * accepted for bound n iff lo(x*n) >= 2^W mod n, and then the result is
- * hi(x*n).  FS_LEMIRE_STEP defines  static inline int NAME(W x, W n, W t,
- * W *res) returning 1 when accepted, where t = 2^W mod n (or 0 when the
- * caller has not computed it yet and lo(x*n) >= n, which always accepts). */
+/* Lemire's method, one word at a time.  Written once as a template so that
+ * the exhaustive test (tests/unit/test_bounded.c) runs the very same steps
+ * on 16-bit words.  W holds a word of BITS bits (W may be wider), DW holds
+ * a product of two.
+ *
+ * LEMIRE_STEP(x, n, t, &res): res = hi(x*n); accepted iff lo(x*n) >= t,
+ *   where t = 2^BITS mod n.  (Callers skip computing t while lo >= n,
+ *   since t < n.)
+ * BATCH_STEP(x, b, out, k): Lemire on the product P of b[0..k), its result
+ *   written as mixed-radix digits out[i] in [0, b[i]); returns lo(x*P),
+ *   and the draw is accepted iff that is >= 2^BITS mod P. */
 #define FS_DEFINE_LEMIRE_STEP(NAME, W, DW, BITS)                          \
     static inline int NAME(W x, W n, W t, W *res)                         \
     {                                                                     \
         DW m = (DW)x * (DW)n;                                             \
-        W lo = (W)m;                                                      \
+        W lo = (W)(m & ((((DW)1) << (BITS)) - 1));                        \
         *res = (W)(m >> (BITS));                                          \
         return lo >= t;                                                   \
+    }
+#define FS_DEFINE_BATCH_STEP(NAME, W, DW, BITS)                           \
+    static inline W NAME(W x, const W *b, W *out, size_t k)               \
+    {                                                                     \
+        W lo = x;                                                         \
+        for (size_t i = 0; i < k; i++) {                                  \
+            DW m = (DW)lo * (DW)b[i];                                     \
+            out[i] = (W)(m >> (BITS));                                    \
+            lo = (W)(m & ((((DW)1) << (BITS)) - 1));                      \
+        }                                                                 \
+        return lo;                                                        \
     }
 
 __extension__ typedef unsigned __int128 fs_u128;
 FS_DEFINE_LEMIRE_STEP(fs__lemire_step64, uint64_t, fs_u128, 64)
+FS_DEFINE_BATCH_STEP(fs__batch_step64, uint64_t, fs_u128, 64)
 
 /* The threshold 2^64 mod n, computed as (-n) % n in 64-bit arithmetic. */
 static inline uint64_t fs__lemire_threshold64(uint64_t n)
@@ -102,16 +119,13 @@ static inline uint64_t fs__lemire_threshold64(uint64_t n)
 /* Uniform in [0, n), n >= 1: the hot form used by every shuffle. */
 static inline uint64_t fs__below(fs_rng *rng, uint64_t n)
 {
-    uint64_t r;
-    uint64_t x = fs__u64(rng);
-    fs_u128 m = (fs_u128)x * n;
-    if (FS_UNLIKELY((uint64_t)m < n)) {
-        uint64_t t = fs__lemire_threshold64(n);
-        while (!fs__lemire_step64(x, n, t, &r))
-            x = fs__u64(rng);
+    uint64_t r, x = fs__u64(rng);
+    if (FS_LIKELY(fs__lemire_step64(x, n, n, &r))) /* lo >= n >= t */
         return r;
-    }
-    return (uint64_t)(m >> 64);
+    uint64_t t = fs__lemire_threshold64(n);
+    while (!fs__lemire_step64(x, n, t, &r))
+        x = fs__u64(rng);
+    return r;
 }
 
 /* Swap of two elements of `size` bytes. */
