@@ -253,6 +253,7 @@ typedef struct fs_dealer {
     fs_card fresh[FS_DEAL_MAX_CARDS];  /* the deck in its fresh order */
     fs_card work[FS_DEAL_MAX_CARDS];   /* the shuffled shoe */
     uint16_t from[FS_DEAL_MAX_CARDS];  /* deal slot -> shoe position */
+    int identity;                      /* from[i] == i: shuffle in place */
     fs_deal layout;                    /* parts, without cards */
 } fs_dealer;
 

@@ -87,6 +87,9 @@ int fs_dealer_init(fs_dealer *d, const fs_game *g, unsigned players,
             l->cut = p->count > behind ? p->count - behind : 0;
         }
     }
+    d->identity = 1;
+    for (size_t i = 0; i < l->ncards; i++)
+        d->identity &= d->from[i] == i;
     return FS_OK;
 }
 
@@ -105,11 +108,22 @@ int fs_dealer_deal(fs_dealer *d, fs_rng *rng, fs_deal *out)
 {
     if (d == NULL || d->game == NULL || out == NULL)
         return FS_EINVAL;
-    memcpy(d->work, d->fresh, d->n * sizeof d->work[0]);
-    int rc = fs_shuffle_with(d->alg, d->work, d->n, sizeof d->work[0], rng);
+    const fs_deal *l = &d->layout;
+    /* Blocks dealt straight from the top (most games): the shuffled shoe
+     * is the deal, so shuffle in the output and skip the gather. */
+    fs_card *shoe = d->identity ? out->cards : d->work;
+    memcpy(shoe, d->fresh, d->n * sizeof shoe[0]);
+    int rc = fs_shuffle_with(d->alg, shoe, d->n, sizeof shoe[0], rng);
     if (rc != FS_OK)
         return rc;
-    fs_dealer_layout(d, d->work, out);
+    if (!d->identity) {
+        fs_dealer_layout(d, shoe, out);
+        return FS_OK;
+    }
+    out->nparts = l->nparts;
+    out->ncards = l->ncards;
+    out->cut = l->cut;
+    memcpy(out->part, l->part, l->nparts * sizeof l->part[0]);
     return FS_OK;
 }
 
