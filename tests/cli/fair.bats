@@ -135,3 +135,26 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     d=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=c --nonce=1 --game=mahjong --format=tsv)
     "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=c --nonce=1 --game=mahjong --deal="$d"
 }
+
+@test "fair: the test vector of docs/provably-fair.md" {
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'Td 2d 7s 6h 5s Jh 4c Ks Qd 8h 9c As 8s Jc 8c Js 4d\t8d 7h Qh Jd 3h 7c 9s 5c Kh 3d Kd Qc 9h 5d 5h 3c Tc\tTh 6d Qs 2s BJ 4s 3s Ts 2c RJ 4h 2h 6c 7d 6s Ad Ah\t9d Ac Kc')" ]
+    grep -q "$(printf 'Td 2d 7s 6h 5s Jh 4c Ks Qd 8h 9c As 8s Jc 8c Js 4d | 8d 7h')" \
+        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md"
+}
+
+@test "fair: the reference checker of docs/provably-fair.md agrees for every game" {
+    python3 -c 'import cryptography' 2>/dev/null ||
+        skip "python3-cryptography not installed"
+    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
+        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
+    for g in doudizhu holdem poker5 bridge shengji mahjong blackjack; do
+        want=$(python3 "$T/check.py" $SEED alice 7 $g 2>/dev/null)
+        got=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --game=$g --format=tsv)
+        [ "$want" = "$got" ]
+    done
+    want=$(python3 "$T/check.py" $SEED "b o b" 12 holdem 9 2>/dev/null)
+    got=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed="b o b" --nonce=12 --game=holdem --players=9 --format=tsv)
+    [ "$want" = "$got" ]
+}
