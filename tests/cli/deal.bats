@@ -173,3 +173,13 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
         [ "$ms" -lt 2000 ]
     fi
 }
+
+@test "deal: fails closed when the OS refuses randomness" {
+    [ -n "${FS_FAILRANDOM:-}" ] && [ -e "$FS_FAILRANDOM" ]
+    run env LD_PRELOAD="$FS_FAILRANDOM" "$F" deal
+    [ "$status" -eq 1 ]
+    [[ $output == "fairshuf: "* ]]
+    [ -z "$(LD_PRELOAD="$FS_FAILRANDOM" "$F" deal 2>/dev/null)" ]
+    # A seeded deal needs no OS randomness.
+    LD_PRELOAD="$FS_FAILRANDOM" "$F" deal --seed=1 >/dev/null
+}

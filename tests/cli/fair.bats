@@ -158,3 +158,10 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     got=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed="b o b" --nonce=12 --game=holdem --players=9 --format=tsv)
     [ "$want" = "$got" ]
 }
+
+@test "fair commit: fails closed when the OS refuses randomness, no file left" {
+    [ -n "${FS_FAILRANDOM:-}" ] && [ -e "$FS_FAILRANDOM" ]
+    run env LD_PRELOAD="$FS_FAILRANDOM" "$F" fair commit --server-seed-file="$T/no.hex"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/no.hex" ]
+}
