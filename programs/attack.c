@@ -55,18 +55,18 @@ static size_t parse_known(const char *s, fs_known_card *known, size_t cap,
     char *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        if (colon == NULL)
+        size_t plen = strcspn(tok, ":");
+        if (tok[plen] != ':')
             cli_die(CLI_FAIL, "attack: invalid known card '%s': expected "
                               "POS:CARD", tok);
-        *colon = '\0';
+        tok[plen] = '\0';
+        const char *code = tok + plen + 1;
         uint64_t pos;
         if (cli_parse_u64(tok, &pos) != 0 || pos < 1 || pos > 52)
             cli_die(CLI_FAIL, "attack: invalid position '%s': 1 to 52", tok);
         fs_card c;
-        if (fs_card_parse(colon + 1, strlen(colon + 1), 0, &c) != FS_OK ||
-            c >= 52)
-            cli_die(CLI_FAIL, "attack: malformed card code '%s'", colon + 1);
+        if (fs_card_parse(code, strlen(code), 0, &c) != FS_OK || c >= 52)
+            cli_die(CLI_FAIL, "attack: malformed card code '%s'", code);
         if (k == cap)
             cli_die(CLI_FAIL, "attack: too many known cards");
         known[k].pos = (unsigned)(pos - 1);
@@ -99,14 +99,17 @@ static size_t add_part(const fs_dealer *d, const char *what, const char *list,
 
 static void parse_window(const char *s, uint32_t *a, uint32_t *b)
 {
-    const char *dash = strchr(s, '-');
+    size_t dl = strcspn(s, "-");
     uint64_t x, y;
     char left[32];
-    if (dash == NULL || (size_t)(dash - s) >= sizeof left)
+    if (s[dl] != '-' || dl >= sizeof left)
         cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO", s);
-    memcpy(left, s, (size_t)(dash - s));
-    left[dash - s] = '\0';
-    if (cli_parse_u64(left, &x) != 0 || cli_parse_u64(dash + 1, &y) != 0 ||
+    else {
+        memcpy(left, s, dl);
+        left[dl] = '\0';
+    }
+    const char *right = s + dl + 1;
+    if (cli_parse_u64(left, &x) != 0 || cli_parse_u64(right, &y) != 0 ||
         x > y || y > UINT32_MAX)
         cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO, "
                           "FROM <= TO < 2^32", s);
@@ -197,9 +200,8 @@ int cmd_attack(int argc, char **argv)
      * 2^256 keystreams. */
     const unsigned space_bits = fs_rng_find("chacha20")->seed_bits;
 
-    out_buf *out = malloc(sizeof *out);
-    if (out == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
+    static out_buf out_store; /* 64 KiB: not on the stack */
+    out_buf *out = &out_store;
     out_init(out, stdout);
     char line[512];
     if (f == DEAL_JSON) {
@@ -260,7 +262,6 @@ int cmd_attack(int argc, char **argv)
         out_str(out, line);
     }
     out_flush(out);
-    free(out);
     free(deal);
     free(d);
     return nfound ? CLI_OK : CLI_FAIL;

@@ -111,9 +111,8 @@ int cmd_deal(int argc, char **argv)
                       : "",
                   fs_algorithm_find(alg_name)->fair ? "" : alg_name);
 
-    out_buf *out = malloc(sizeof *out);
-    if (out == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
+    static out_buf out_store; /* 64 KiB: not on the stack */
+    out_buf *out = &out_store;
     out_init(out, stdout);
     if (f == DEAL_JSON)
         deal_json_begin(out);
@@ -124,7 +123,6 @@ int cmd_deal(int argc, char **argv)
     if (f == DEAL_JSON)
         deal_json_end(out);
     out_flush(out);
-    free(out);
     free(deal);
     free(d);
     fs_rng_free(rng);

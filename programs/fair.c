@@ -68,15 +68,19 @@ static void need(const char *sub, const char *value, const char *option)
 /* Reads the 64 hex digits (and an optional newline) of a seed file. */
 static void read_seed_file(const char *path, uint8_t seed[32])
 {
+    char buf[80];
+    size_t n = 0;
+    int bad = 0, err = 0;
     FILE *f = fopen(path, "r");
     if (f == NULL)
         cli_die(CLI_FAIL, "fair deal: cannot read server seed file '%s': %s",
                 path, strerror(errno));
-    char buf[80];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    int bad = ferror(f);
-    int err = errno;
-    fclose(f);
+    else {
+        n = fread(buf, 1, sizeof buf - 1, f);
+        bad = ferror(f);
+        err = errno;
+        fclose(f);
+    }
     if (bad)
         cli_die(CLI_FAIL, "fair deal: cannot read server seed file '%s': %s",
                 path, strerror(err));
@@ -147,9 +151,8 @@ static int do_deal(const args *a, fs_dealer *d, fs_deal *deal)
     fs_fair_commitment(seed, c);
     char chex[65];
     fs_hex_encode(c, 32, chex);
-    out_buf *out = malloc(sizeof *out);
-    if (out == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
+    static out_buf out_store; /* 64 KiB: not on the stack */
+    out_buf *out = &out_store;
     out_init(out, stdout);
     if (f == DEAL_JSON) {
         out_str(out, "{\"scheme\":\"" FS_FAIR_SCHEME "\",\"commitment\":\"");
@@ -174,7 +177,6 @@ static int do_deal(const args *a, fs_dealer *d, fs_deal *deal)
         deal_print(out, d, deal, f, l, 0, 1);
     }
     out_flush(out);
-    free(out);
     return CLI_OK;
 }
 

@@ -76,7 +76,7 @@ static void *scan(void *arg)
             C[k][l] = jb->C[k];
             K[k][l] = k;
         }
-    v8u p0, c0, lane;
+    v8u p0 = {0}, c0 = {0}, lane = {0};
     for (unsigned l = 0; l < LANES; l++) {
         p0[l] = jb->known[0].pos;
         c0[l] = jb->known[0].card;
