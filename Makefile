@@ -56,29 +56,34 @@ setup:
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libfairshuf.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(BUILD)/libfairshuf.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(SANLD) -o $@.$(VERSION) $^ $(LDLIBS)
-	ln -sf libfairshuf.so.$(VERSION) $(BUILD)/$(SONAME)
-	ln -sf libfairshuf.so.$(VERSION) $@
+	@echo "  LD      $@"
+	@$(CC) -shared -Wl,-soname,$(SONAME) $(SANLD) -o $@.$(VERSION) $^ $(LDLIBS)
+	@ln -sf libfairshuf.so.$(VERSION) $(BUILD)/$(SONAME)
+	@ln -sf libfairshuf.so.$(VERSION) $@
 
 $(BUILD)/fairshuf: $(CLI_OBJ) $(BUILD)/libfairshuf.a
-	$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(LDLIBS)
-	ln -sf fairshuf $(BUILD)/shuf
+	@echo "  LD      $@"
+	@$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(LDLIBS)
+	@ln -sf fairshuf $(BUILD)/shuf
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit $(SANLD) -o $@ $< $(TEST_SUP) \
+	@echo "  TEST    $@"
+	@$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit $(SANLD) -o $@ $< $(TEST_SUP) \
 	    $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
-	$(CC) -shared -fPIC -O2 -o $@ $< -ldl
+	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl
 
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
 	@BUILD=$(BUILD) tests/run.sh
@@ -111,7 +116,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
 	install -m 644 include/fairshuf.h $(DESTDIR)$(PREFIX)/include/
-	if [ -d include/fairshuf ]; then install -d $(DESTDIR)$(PREFIX)/include/fairshuf && \
+	if ls include/fairshuf/*.h >/dev/null 2>&1; then install -d $(DESTDIR)$(PREFIX)/include/fairshuf && \
 	    install -m 644 include/fairshuf/*.h $(DESTDIR)$(PREFIX)/include/fairshuf/; fi
 	install -m 644 $(BUILD)/libfairshuf.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/

@@ -42,7 +42,8 @@ static void batch(fs_rng *rng, const uint64_t *b, uint64_t *out, size_t k,
 {
     for (;;) {
         uint64_t lo = fs__batch_step64(fs__u64(rng), b, out, k);
-        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p))
+        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p) ||
+            rng->error != FS_OK)
             return;
     }
 }

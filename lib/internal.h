@@ -123,7 +123,8 @@ static inline uint64_t fs__below(fs_rng *rng, uint64_t n)
     if (FS_LIKELY(fs__lemire_step64(x, n, n, &r))) /* lo >= n >= t */
         return r;
     uint64_t t = fs__lemire_threshold64(n);
-    while (!fs__lemire_step64(x, n, t, &r))
+    /* A failed generator yields zeros forever: stop on its sticky error. */
+    while (!fs__lemire_step64(x, n, t, &r) && rng->error == FS_OK)
         x = fs__u64(rng);
     return r;
 }

@@ -19,7 +19,6 @@ static const struct {
     {"attack", cmd_attack, "reproduce the 1999 online poker attack"},
     {"verify", cmd_verify, "fairness lab: statistical tests and pictures"},
     {"bench", cmd_bench, "performance against std::shuffle, GSL, GNU shuf"},
-    {"playlist", cmd_playlist, "shuffle play with next and previous"},
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

@@ -12,9 +12,10 @@ set -euo pipefail
 #   bats                          CLI tests
 #   dieharder                     generator battery (quick subset in the suite)
 #   clang                         second compiler for -Werror checks
-#   python3                       test helpers (XML check, fuzz corpus)
+#   python3                       test helpers (stream spec, XML check)
+#   cmake                         tests that the installed package is consumable
 packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
-          bats dieharder clang python3)
+          bats dieharder clang python3 cmake)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,7 @@
  *   entropy is mixed into the key.  Key and buffer live in a
  *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
  *   from the OS on its first draw; where the kernel lacks WIPEONFORK the
- *   generator checks getpid() on each (then 64-byte) refill instead. */
+ *   generator checks getpid() on each (then 8-byte, slow) refill instead. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -68,7 +68,7 @@ static void refill_os(fs_rng *rng)
     fs_stream *s = &c->s;
     size_t len = FS_RNG_BUF;
     if (rng->st.u64[0] == OS_PID) {
-        len = 64;
+        len = 8; /* a child shares at most the word being drawn */
         if ((uint64_t)getpid() != rng->st.u64[1]) {
             c->live = 0;
             rng->st.u64[1] = (uint64_t)getpid();

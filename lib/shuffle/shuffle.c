@@ -1,4 +1,6 @@
 /* shuffle.c -- the algorithm table and the public shuffle entry points. */
+#include <pthread.h>
+
 #include "shuffle.h"
 
 static const struct {
@@ -52,11 +54,17 @@ static const fs_algorithm_info auto_info = {
     FS_ALG_AUTO, "auto", "the library's choice for the size (default)", 1, 0,
     0};
 
-const fs_algorithm_info *fs_algorithm_list(size_t *count)
+static pthread_once_t infos_once = PTHREAD_ONCE_INIT;
+
+static void infos_init(void)
 {
-    /* Plain copies: written identically by any racing thread. */
     for (size_t i = 0; i < NALG; i++)
         infos[i] = table[i].info;
+}
+
+const fs_algorithm_info *fs_algorithm_list(size_t *count)
+{
+    pthread_once(&infos_once, infos_init);
     if (count)
         *count = NALG;
     return infos;

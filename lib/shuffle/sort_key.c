@@ -15,8 +15,11 @@ typedef struct keyed {
 
 static int by_key(const void *a, const void *b)
 {
-    const keyed *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    const keyed *x = a, *y = b; /* index breaks ties: a total order, so
+                                  * the stream does not depend on qsort */
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 /* Re-draws and re-sorts the tied runs of k[0..n); 1 if any were found. */

@@ -1,0 +1,195 @@
+/* test_fork.c -- the default generator is fork-safe and fails closed.
+ *
+ * Fork safety follows OpenBSD's arc4random-fork regress: after fork(), the
+ * parent and two children each draw 4096 words; any two of them may share
+ * at most one word.  Failing closed: re-run this binary with getrandom()
+ * made to fail (LD_PRELOAD of tests/support/failrandom.c); every OS-seeded
+ * path must then return FS_ERANDOM, never output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fairshuf.h"
+
+#define WORDS 4096
+
+static void draw(fs_rng *rng, uint64_t *w)
+{
+    for (int i = 0; i < WORDS; i++)
+        w[i] = fs_rng_u64(rng);
+}
+
+static int cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t shared_words(const uint64_t *a, const uint64_t *b)
+{
+    uint64_t *x = malloc(WORDS * 8), *y = malloc(WORDS * 8);
+    memcpy(x, a, WORDS * 8);
+    memcpy(y, b, WORDS * 8);
+    qsort(x, WORDS, 8, cmp);
+    qsort(y, WORDS, 8, cmp);
+    size_t i = 0, j = 0, same = 0;
+    while (i < WORDS && j < WORDS) {
+        if (x[i] == y[j])
+            same++, i++, j++;
+        else if (x[i] < y[j])
+            i++;
+        else
+            j++;
+    }
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Parent and two children draw from rng after a fork; returns the largest
+ * number of words any pair shares. */
+static size_t fork_and_compare(fs_rng *rng)
+{
+    static uint64_t w[3][WORDS];
+    (void)fs_rng_u64(rng); /* leave a half-used buffer behind */
+    int fd[2][2];
+    for (int c = 0; c < 2; c++) {
+        assert_int_equal(pipe(fd[c]), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            draw(rng, w[0]);
+            ssize_t put = write(fd[c][1], w[0], sizeof w[0]);
+            _exit(put == (ssize_t)sizeof w[0] ? 0 : 1);
+        }
+        close(fd[c][1]);
+    }
+    draw(rng, w[0]);
+    for (int c = 0; c < 2; c++) {
+        size_t got = 0;
+        while (got < sizeof w[c + 1]) {
+            ssize_t r = read(fd[c][0], (char *)w[c + 1] + got,
+                             sizeof w[c + 1] - got);
+            assert_true(r > 0);
+            got += (size_t)r;
+        }
+        close(fd[c][0]);
+        int status;
+        wait(&status);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    size_t most = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++) {
+            size_t s = shared_words(w[a], w[b]);
+            most = s > most ? s : most;
+        }
+    return most;
+}
+
+static void default_generator_fork_safe(void **s)
+{
+    (void)s;
+    fs_rng *rng = fs_rng_default();
+    assert_non_null(rng);
+    assert_true(fork_and_compare(rng) <= 1);
+    assert_int_equal(fs_rng_error(rng), FS_OK);
+}
+
+static void os_keyed_generator_fork_safe(void **s)
+{
+    (void)s;
+    fs_rng *rng;
+    assert_int_equal(fs_rng_new(&rng, "chacha20", NULL), FS_OK);
+    assert_true(fork_and_compare(rng) <= 1);
+    fs_rng_free(rng);
+}
+
+/* The control: a seeded generator is meant to repeat after fork, and the
+ * comparison must see it (the test can fail). */
+static void seeded_generator_repeats(void **s)
+{
+    (void)s;
+    fs_rng *rng;
+    assert_int_equal(fs_rng_new(&rng, "chacha20", "fork"), FS_OK);
+    assert_true(fork_and_compare(rng) > 1000);
+    fs_rng_free(rng);
+}
+
+/* Long streams cross re-key and re-seed boundaries without repeating. */
+static void os_stream_has_no_repeats(void **s)
+{
+    (void)s;
+    fs_rng *rng;
+    assert_int_equal(fs_rng_new(&rng, NULL, NULL), FS_OK);
+    static uint64_t a[WORDS], b[WORDS];
+    draw(rng, a);
+    for (int i = 0; i < 300; i++) /* 300 * 32 KiB: past a 1 MiB re-seed */
+        draw(rng, b);
+    assert_true(shared_words(a, b) <= 1);
+    assert_int_equal(fs_rng_error(rng), FS_OK);
+    fs_rng_free(rng);
+}
+
+/* Runs in a child with getrandom() failing. */
+static int failing_os_checks(void)
+{
+    fs_rng *rng = (fs_rng *)1;
+    int ok = 1;
+    ok &= fs_rng_new(&rng, "chacha20", NULL) == FS_ERANDOM && rng == NULL;
+    ok &= fs_rng_new(&rng, "xoshiro256ss", NULL) == FS_ERANDOM;
+    ok &= fs_rng_default() == NULL;
+    uint64_t a[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    ok &= fs_shuffle(a, 10, 8, NULL) == FS_ERANDOM;
+    ok &= a[9] == 9; /* untouched */
+    unsigned char key[32];
+    ok &= fs_os_random(key, sizeof key) == FS_ERANDOM;
+    /* A seeded generator needs no OS entropy and still works. */
+    ok &= fs_rng_new(&rng, "chacha20", "seeded") == FS_OK;
+    ok &= fs_shuffle(a, 10, 8, rng) == FS_OK;
+    fs_rng_free(rng);
+    return ok ? 0 : 3;
+}
+
+static const char *self_path;
+
+static void fails_closed_without_os_randomness(void **s)
+{
+    (void)s;
+    const char *shim = getenv("FS_FAILRANDOM");
+    if (shim == NULL || access(shim, R_OK) != 0)
+        fail_msg("FS_FAILRANDOM must name the failrandom.so shim (tests/run.sh sets it)");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("LD_PRELOAD", shim, 1);
+        setenv("FS_TEST_FAILING_OS", "1", 1);
+        execl(self_path, self_path, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    self_path = argv[0];
+    if (getenv("FS_TEST_FAILING_OS"))
+        return failing_os_checks();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_generator_fork_safe),
+        cmocka_unit_test(os_keyed_generator_fork_safe),
+        cmocka_unit_test(seeded_generator_repeats),
+        cmocka_unit_test(os_stream_has_no_repeats),
+        cmocka_unit_test(fails_closed_without_os_randomness),
+    };
+    return cmocka_run_group_tests_name("fork", tests, NULL, NULL);
+}
