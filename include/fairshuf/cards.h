@@ -225,7 +225,7 @@ const fs_game *fs_game_find(const char *name);
  * precomputes where each dealt card comes from, so a deal is one copy of
  * the fresh deck, one shuffle and one gather: no allocation, O(n).
  * A deal's cards are stored part by part, each part in deal order.
- * Both structures are large (an fs_dealer about 14 KiB, an fs_deal about
+ * Both structures are large (an fs_dealer about 15 KiB, an fs_deal about
  * 5 KiB): allocate them once, statically or on the heap, and reuse them.
  * ---------------------------------------------------------------------- */
 #define FS_DEAL_MAX_CARDS 1024
