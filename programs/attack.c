@@ -34,7 +34,7 @@ static const char usage_text[] =
     "Example:\n"
     "  fairshuf deal --game=holdem --rng=delphi --algorithm=asf-1999 "
     "--seed=45296789\n"
-    "  fairshuf attack --seat=1 --hole=C,C --flop=C,C,C   (cards from above)\n";
+    "  fairshuf attack --seat=1 --hole=2h,8d --flop=7h,Qs,Qc\n";
 
 enum { OPT_SEAT = 256, OPT_HOLE, OPT_FLOP };
 
