@@ -1,0 +1,68 @@
+/* verify.h -- what the parts of `fairshuf verify` share: one "run" is one
+ * source of permutations (an algorithm at one n, or an input file) with
+ * its tally and test results; the renderers (text, JSON, terminal heat
+ * map, SVG, HTML) only read runs. */
+#ifndef FS_VERIFY_H
+#define FS_VERIFY_H
+
+#include <stdio.h>
+
+#include "fairshuf/stats.h"
+
+enum { EXPECT_UNKNOWN = -1, EXPECT_BIASED = 0, EXPECT_FAIR = 1 };
+
+typedef struct vrun {
+    char label[96];        /* algorithm name, or the input file's name */
+    int expect;            /* EXPECT_* */
+    int cyclic;
+    int is_input;
+    unsigned n;
+    uint64_t trials;
+    unsigned tests;        /* requested tests (fs_test bits) */
+    char seed[160];        /* seed actually used (empty for input) */
+    fs_tally *tally;
+    fs_test_result res[FS_TEST_COUNT];
+    double adj[FS_TEST_COUNT];  /* Holm-adjusted p, NaN if not run */
+    int rejected[FS_TEST_COUNT];
+    int biased;            /* any test rejected */
+    unsigned side;         /* heat map side (0: none) */
+    double *dev, *z;       /* heat map data, side * side */
+} vrun;
+
+typedef struct vreport {
+    vrun *runs;
+    size_t count;
+    double alpha;
+    size_t family;          /* p-values in the Holm family */
+    const char *rng;        /* generator name (NULL for input) */
+    const char *seed;       /* the base seed */
+    int all_mode;           /* default run over every algorithm */
+    int ok;                 /* exit condition met */
+} vreport;
+
+/* verify_input.c: reads permutations (one per line, or one number per
+ * line in runs of `group` -- 0: detect) into a new tally.  Dies with
+ * "FILE:LINE: why" on malformed input. */
+void verify_read_input(vrun *r, const char *path, unsigned group);
+
+/* verify_text.c */
+void verify_print_text(const vreport *rep, FILE *f, int color);
+void verify_print_json(const vreport *rep, FILE *f);
+void verify_print_entropy(FILE *f, const fs_rng_info *info, unsigned n);
+void verify_print_heatmap(const vrun *r, FILE *f);
+/* A cell's meaning in words: "element 3 at position 0", "3 then 4"... */
+void verify_describe_cell(const vrun *r, const fs_test_result *res,
+                          const fs_cell *c, char *buf, size_t len);
+
+/* verify_svg.c: write to f; 0 on success. */
+void verify_svg_heatmap(const vrun *r, FILE *f, int standalone);
+int verify_write_svg(const vreport *rep, const char *path);
+int verify_write_html(const vreport *rep, const char *path);
+
+/* Colour of a heat-map cell as "#rrggbb": red above 1/n, blue below,
+ * neutral grey within noise (|z| < 3). */
+void verify_cell_rgb(double dev, double z, double scale, int rgb[3]);
+/* The colour scale: the largest |dev| among significant cells (>= 0.05). */
+double verify_scale(const vrun *r);
+
+#endif

@@ -1,0 +1,281 @@
+/* verify_svg.c -- pictures: the position heat map as SVG (standalone, or
+ * inline in the HTML report), in the spirit of Mike Bostock's "Will It
+ * Shuffle?" matrix: red where an element lands more often than 1/n, blue
+ * where less, neutral grey where the difference is within noise.
+ * Files are written to a temporary name and renamed, so a failed run
+ * leaves nothing half-written. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "verify.h"
+
+#define PANEL_W 420
+#define PANEL_H 490
+#define GRID 300
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+/* One heat-map panel, PANEL_W x PANEL_H, drawn at the origin. */
+static void panel(const vrun *r, FILE *f)
+{
+    unsigned s = r->side;
+    double cell = (double)GRID / s, x0 = 70, y0 = 80;
+    double scale = verify_scale(r);
+    int binned = s != r->n;
+    fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"16\" "
+               "font-weight=\"bold\" text-anchor=\"middle\">",
+            PANEL_W / 2);
+    xml_text(f, r->label);
+    fprintf(f, ": %s</text>\n", r->biased ? "BIASED" : "fair");
+    fprintf(f, "<text x=\"%d\" y=\"42\" font-size=\"12\" "
+               "text-anchor=\"middle\">n=%u, %llu trials</text>\n",
+            PANEL_W / 2, r->n, (unsigned long long)r->trials);
+    fprintf(f, "<text x=\"%g\" y=\"66\" font-size=\"12\" "
+               "text-anchor=\"middle\">%s</text>\n",
+            x0 + GRID / 2.0, binned ? "position bin" : "position");
+    fprintf(f, "<text x=\"18\" y=\"%g\" font-size=\"12\" "
+               "text-anchor=\"middle\" transform=\"rotate(-90 18 %g)\">%s"
+               "</text>\n",
+            y0 + GRID / 2.0, y0 + GRID / 2.0,
+            binned ? "element bin" : "element");
+    unsigned step = s <= 16 ? 1 : s <= 32 ? 4 : 8;
+    for (unsigned i = 0; i < s; i += step) {
+        fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" "
+                   "text-anchor=\"middle\">%u</text>\n",
+                x0 + (i + 0.5) * cell, y0 - 4, i);
+        fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" "
+                   "text-anchor=\"end\">%u</text>\n",
+                x0 - 4, y0 + (i + 0.5) * cell + 3, i);
+    }
+    for (unsigned row = 0; row < s; row++)
+        for (unsigned c = 0; c < s; c++) {
+            size_t i = (size_t)row * s + c;
+            int rgb[3];
+            if (r->cyclic && row == c) { /* impossible: no fixed points */
+                fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                           "height=\"%.2f\" fill=\"#ffffff\"><title>cannot "
+                           "occur in a single cycle</title></rect>\n",
+                        x0 + c * cell, y0 + row * cell, cell, cell);
+                continue;
+            }
+            verify_cell_rgb(r->dev[i], r->z[i], scale, rgb);
+            fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                       "height=\"%.2f\" fill=\"#%02x%02x%02x\"><title>"
+                       "%s %u at %s %u: %+.2f%% (z=%+.1f)</title></rect>\n",
+                    x0 + c * cell, y0 + row * cell, cell + 0.02, cell + 0.02,
+                    rgb[0], rgb[1], rgb[2], binned ? "element bin" : "element",
+                    row, binned ? "position bin" : "position", c,
+                    100 * r->dev[i], r->z[i]);
+        }
+    fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%d\" height=\"%d\" "
+               "fill=\"none\" stroke=\"#555\"/>\n",
+            x0, y0, GRID, GRID);
+    /* Legend: five swatches from -scale to +scale, and the noise band. */
+    double ly = y0 + GRID + 22;
+    static const double steps[5] = {-1, -0.5, 0, 0.5, 1};
+    for (int k = 0; k < 5; k++) {
+        int rgb[3];
+        double d = steps[k] * scale;
+        verify_cell_rgb(d, d > 0 ? 99 : d < 0 ? -99 : 0, scale, rgb);
+        fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"40\" height=\"14\" "
+                   "fill=\"#%02x%02x%02x\" stroke=\"#999\"/>\n"
+                   "<text x=\"%g\" y=\"%g\" font-size=\"10\" "
+                   "text-anchor=\"middle\">%s%.0f%%</text>\n",
+                x0 + k * 60, ly, rgb[0], rgb[1], rgb[2], x0 + k * 60 + 20,
+                ly + 28, d > 0 ? "+" : "", 100 * d);
+    }
+    fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"11\">legend: deviation "
+               "from 1/%s; grey = within noise (|z| &lt; 3)</text>\n",
+            x0 - 50, ly + 48, binned ? "uniform" : r->cyclic ? "(n-1)" : "n");
+}
+
+void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)
+{
+    if (standalone)
+        fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+               "height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"sans-serif\">\n<title>",
+            PANEL_W, PANEL_H, PANEL_W, PANEL_H);
+    xml_text(f, r->label);
+    fprintf(f, ": position heat map</title>\n");
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    panel(r, f);
+    fprintf(f, "</svg>\n");
+}
+
+/* Opens PATH.tmpXXXXXX for writing; *tmp receives its name. */
+static FILE *open_tmp(const char *path, char **tmp)
+{
+    size_t len = strlen(path) + 16;
+    *tmp = malloc(len);
+    if (*tmp == NULL)
+        return NULL;
+    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        free(*tmp);
+        *tmp = NULL;
+        return NULL;
+    }
+    return fdopen(fd, "w");
+}
+
+static int finish(FILE *f, char *tmp, const char *path)
+{
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (!bad && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0) {
+        free(tmp);
+        return 0;
+    }
+    unlink(tmp);
+    free(tmp);
+    return -1;
+}
+
+int verify_write_svg(const vreport *rep, const char *path)
+{
+    char *tmp;
+    FILE *f = open_tmp(path, &tmp);
+    if (f == NULL)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < rep->count; i++)
+        k += rep->runs[i].side > 0;
+    unsigned cols = k < 4 ? (unsigned)(k ? k : 1) : 4;
+    unsigned rows = (unsigned)((k + cols - 1) / cols);
+    unsigned w = cols * PANEL_W, h = (rows ? rows : 1) * PANEL_H + 30;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
+               "height=\"%u\" viewBox=\"0 0 %u %u\" "
+               "font-family=\"sans-serif\">\n"
+               "<title>fairshuf verify: position heat maps</title>\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            w, h, w, h);
+    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"13\">fairshuf verify: "
+               "where each element lands</text>\n");
+    if (k == 0)
+        fprintf(f, "<text x=\"10\" y=\"50\" font-size=\"13\">no position "
+                   "test in this run</text>\n");
+    size_t j = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (!r->side)
+            continue;
+        fprintf(f, "<g transform=\"translate(%zu %zu)\">\n",
+                (j % cols) * PANEL_W, 30 + (j / cols) * PANEL_H);
+        panel(r, f);
+        fprintf(f, "</g>\n");
+        j++;
+    }
+    fprintf(f, "</svg>\n");
+    return finish(f, tmp, path);
+}
+
+static void html_p(FILE *f, double p)
+{
+    if (isnan(p))
+        fprintf(f, "-");
+    else if (p == 0)
+        fprintf(f, "0");
+    else if (p < 1e-4)
+        fprintf(f, "%.1e", p);
+    else
+        fprintf(f, "%.4f", p);
+}
+
+int verify_write_html(const vreport *rep, const char *path)
+{
+    char *tmp;
+    FILE *f = open_tmp(path, &tmp);
+    if (f == NULL)
+        return -1;
+    /* XHTML-compatible markup, so an XML parser can check it. */
+    fprintf(f,
+            "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+            "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+            "<title>fairshuf verify report</title>\n<style>\n"
+            "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
+            "table{border-collapse:collapse;font-size:13px}\n"
+            "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}\n"
+            "td.l,th.l{text-align:left}\n.rej{color:#b00;font-weight:bold}\n"
+            ".biased{background:#fdd}.fair{background:#dfd}\n"
+            ".grid{display:flex;flex-wrap:wrap;gap:12px}\n"
+            ".panel{border:1px solid #ddd;padding:6px}\n"
+            "</style>\n</head>\n<body>\n<h1>fairshuf verify</h1>\n");
+    fprintf(f, "<p>Generator: %s; seed: ", rep->rng ? rep->rng : "(input)");
+    xml_text(f, rep->seed ? rep->seed : "-");
+    fprintf(f, ". Multiple testing: Holm's step-down over %zu p-values, "
+               "family-wise alpha %g. Overall: <b>%s</b>.</p>\n",
+            rep->family, rep->alpha,
+            rep->all_mode ? (rep->ok ? "every fair algorithm passed and "
+                                       "every negative control was flagged"
+                                     : "UNEXPECTED results")
+                          : (rep->runs[0].biased ? "BIASED" : "fair"));
+    fprintf(f, "<h2>Tests</h2>\n<table>\n<tr><th class=\"l\">algorithm"
+               "</th><th>expected</th><th>n</th><th>trials</th>");
+    for (unsigned k = 0; k < FS_TEST_COUNT; k++)
+        fprintf(f, "<th>%s<br/>stat / p</th>", fs_test_name(fs_test_at(k)));
+    fprintf(f, "<th>verdict</th></tr>\n");
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        fprintf(f, "<tr><td class=\"l\">");
+        xml_text(f, r->label);
+        fprintf(f, "</td><td>%s</td><td>%u</td><td>%llu</td>",
+                r->expect == EXPECT_FAIR     ? "fair"
+                : r->expect == EXPECT_BIASED ? "biased"
+                                             : "?",
+                r->n, (unsigned long long)r->trials);
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
+            const fs_test_result *t = &r->res[k];
+            if (!t->applicable) {
+                fprintf(f, "<td title=\"");
+                xml_text(f, t->why);
+                fprintf(f, "\">-</td>");
+                continue;
+            }
+            fprintf(f, "<td%s>", r->rejected[k] ? " class=\"rej\"" : "");
+            if (isinf(t->statistic))
+                fprintf(f, "inf");
+            else
+                fprintf(f, t->normal ? "z=%+.2f" : "%.1f", t->statistic);
+            fprintf(f, " / ");
+            html_p(f, t->p);
+            fprintf(f, "</td>");
+        }
+        fprintf(f, "<td class=\"%s\">%s</td></tr>\n",
+                r->biased ? "biased" : "fair", r->biased ? "BIASED" : "fair");
+    }
+    fprintf(f, "</table>\n<h2>Where each element lands</h2>\n<p>Red: more "
+               "often than uniform; blue: less often; grey: within noise "
+               "(|z| &lt; 3). Hover a cell for its numbers.</p>\n"
+               "<div class=\"grid\">\n");
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (!r->side)
+            continue;
+        fprintf(f, "<div class=\"panel\">\n");
+        verify_svg_heatmap(r, f, 0);
+        fprintf(f, "</div>\n");
+    }
+    fprintf(f, "</div>\n</body>\n</html>\n");
+    return finish(f, tmp, path);
+}

@@ -1,0 +1,362 @@
+/* verify_text.c -- `fairshuf verify` output for people (a table, the
+ * worst cells, a coloured heat map) and for programs (JSON). */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "verify.h"
+
+void verify_cell_rgb(double dev, double z, double scale, int rgb[3])
+{
+    if (fabs(z) < 3 || dev == 0) { /* within noise: neutral */
+        rgb[0] = rgb[1] = rgb[2] = 236;
+        return;
+    }
+    double t = fmin(1, fabs(dev) / scale);
+    t = 0.25 + 0.75 * t; /* significant cells are never near-neutral */
+    /* above 1/n: towards red (200, 30, 30); below: towards blue (30, 80, 200) */
+    const int *to = dev > 0 ? (const int[]){200, 30, 30}
+                            : (const int[]){30, 80, 200};
+    for (int i = 0; i < 3; i++)
+        rgb[i] = (int)lround(236 + (to[i] - 236) * t);
+}
+
+double verify_scale(const vrun *r)
+{
+    double m = 0.05;
+    for (unsigned i = 0; i < r->side * r->side; i++)
+        if (fabs(r->z[i]) >= 3 && fabs(r->dev[i]) > m)
+            m = fabs(r->dev[i]);
+    return m;
+}
+
+void verify_describe_cell(const vrun *r, const fs_test_result *res,
+                          const fs_cell *c, char *buf, size_t len)
+{
+    switch (res->test) {
+    case FS_TEST_PERM: {
+        if (c->row < 0) {
+            snprintf(buf, len, "permutations that are not one n-cycle");
+            return;
+        }
+        uint32_t p[FS_PERM_MAX_N + 1];
+        int rc = r->cyclic ? fs_cycle_unrank((uint64_t)c->row, r->n, p)
+                           : fs_lehmer_unrank((uint64_t)c->row, r->n, p);
+        size_t k = (size_t)snprintf(buf, len, "order");
+        for (unsigned i = 0; rc == FS_OK && i < r->n && k < len; i++)
+            k += (size_t)snprintf(buf + k, len - k, " %u", p[i]);
+        return;
+    }
+    case FS_TEST_POSITION:
+        if (r->side != r->n && r->tally) {
+            unsigned e0 = fs_tally_bin_start(r->tally, (unsigned)c->row);
+            unsigned e1 = fs_tally_bin_start(r->tally, (unsigned)c->row + 1);
+            unsigned p0 = fs_tally_bin_start(r->tally, (unsigned)c->col);
+            unsigned p1 = fs_tally_bin_start(r->tally, (unsigned)c->col + 1);
+            snprintf(buf, len, "elements %u-%u at positions %u-%u", e0,
+                     e1 - 1, p0, p1 - 1);
+        } else {
+            snprintf(buf, len, "element %lld at position %lld", c->row,
+                     c->col);
+        }
+        return;
+    case FS_TEST_PAIRS:
+        snprintf(buf, len, "%lld followed by %lld", c->row, c->col);
+        return;
+    case FS_TEST_CYCLES:
+    case FS_TEST_FIXED: {
+        const char *what = res->test == FS_TEST_CYCLES ? "cycles"
+                                                       : "fixed points";
+        if (c->row == c->col)
+            snprintf(buf, len, "%lld %s", c->row, what);
+        else
+            snprintf(buf, len, "%lld-%lld %s", c->row, c->col, what);
+        return;
+    }
+    default: snprintf(buf, len, "-");
+    }
+}
+
+void verify_print_entropy(FILE *f, const fs_rng_info *info, unsigned n)
+{
+    double need = fs_log2_factorial(n);
+    fprintf(f,
+            "entropy: log2(%u!) = %.1f bits; %s: %u-bit seed, %u-bit state\n",
+            n, need, info->name, info->seed_bits, info->state_bits);
+    if (info->seed_bits < need) {
+        fprintf(f,
+                "  MOST ORDERS ARE UNREACHABLE: from a seed, %s reaches at "
+                "most 2^%u of the 2^%.1f orders of %u items (a fraction "
+                "2^-%.1f)\n",
+                info->name, info->seed_bits, need, n, need - info->seed_bits);
+    } else if (info->state_bits < need) {
+        fprintf(f, "  the state is too small to reach every order\n");
+    } else {
+        fprintf(f, "  every order is reachable in principle (seed >= "
+                   "log2(n!))\n");
+    }
+}
+
+static void fmt_stat(const fs_test_result *t, char *buf, size_t len)
+{
+    if (!t->applicable)
+        snprintf(buf, len, "-");
+    else if (isinf(t->statistic))
+        snprintf(buf, len, "inf");
+    else if (t->normal)
+        snprintf(buf, len, "z=%+.2f", t->statistic);
+    else
+        snprintf(buf, len, "%.1f", t->statistic);
+}
+
+static void fmt_p(double p, char *buf, size_t len)
+{
+    if (isnan(p))
+        snprintf(buf, len, "-");
+    else if (p == 0)
+        snprintf(buf, len, "0");
+    else if (p < 1e-4)
+        snprintf(buf, len, "%.1e", p);
+    else
+        snprintf(buf, len, "%.4f", p);
+}
+
+static const char *expect_word(int e)
+{
+    return e == EXPECT_FAIR ? "fair" : e == EXPECT_BIASED ? "control" : "?";
+}
+
+void verify_print_text(const vreport *rep, FILE *f, int color)
+{
+    fprintf(f, "tests: statistic and p-value per test (* = rejected); "
+               "verdict after Holm's correction over %zu p-values, "
+               "family-wise alpha %g\n\n",
+            rep->family, rep->alpha);
+    fprintf(f, "%-18s %-7s %5s %9s", "algorithm", "expect", "n", "trials");
+    for (unsigned k = 0; k < FS_TEST_COUNT; k++)
+        fprintf(f, " %-19s", fs_test_name(fs_test_at(k)));
+    fprintf(f, " verdict\n");
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        fprintf(f, "%-18s %-7s %5u %9llu", r->label, expect_word(r->expect),
+                r->n, (unsigned long long)r->trials);
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
+            char s[32], p[32], cell[80];
+            fmt_stat(&r->res[k], s, sizeof s);
+            fmt_p(r->res[k].p, p, sizeof p);
+            if (r->res[k].applicable)
+                snprintf(cell, sizeof cell, "%s p=%s%s", s, p,
+                         r->rejected[k] ? "*" : "");
+            else
+                snprintf(cell, sizeof cell, "-");
+            fprintf(f, " %-19s", cell);
+        }
+        fprintf(f, " %s\n", r->biased ? "BIASED" : "fair");
+    }
+    /* Where the bias is. */
+    int header = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (!r->biased)
+            continue;
+        if (!header++)
+            fprintf(f, "\nwhere the bias is (worst cells of the rejected "
+                       "tests):\n");
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
+            const fs_test_result *t = &r->res[k];
+            if (!r->rejected[k])
+                continue;
+            if (t->nworst == 0) {
+                fprintf(f, "  %s n=%u %s: mean inversions %s than uniform "
+                           "(z=%+.1f)\n",
+                        r->label, r->n, fs_test_name(t->test),
+                        t->statistic > 0 ? "higher" : "lower", t->statistic);
+                continue;
+            }
+            for (unsigned w = 0; w < t->nworst && w < 2; w++) {
+                char d[128];
+                verify_describe_cell(r, t, &t->worst[w], d, sizeof d);
+                fprintf(f, "  %s n=%u %s: %s: %.0f times, %.1f expected "
+                           "(%+.1f%%)\n",
+                        r->label, r->n, fs_test_name(t->test), d,
+                        t->worst[w].observed, t->worst[w].expected,
+                        t->worst[w].expected > 1e-200
+                            ? 100 * (t->worst[w].observed /
+                                         t->worst[w].expected -
+                                     1)
+                            : INFINITY);
+            }
+        }
+    }
+    /* Terminal heat maps: a single run, or the flagged runs of many. */
+    if (color)
+        for (size_t i = 0; i < rep->count; i++) {
+            const vrun *r = &rep->runs[i];
+            if (r->side && (rep->count == 1 || r->biased))
+                verify_print_heatmap(r, f);
+        }
+    fprintf(f, "\n");
+    if (rep->all_mode) {
+        size_t fair = 0, fair_ok = 0, ctl = 0, ctl_ok = 0;
+        for (size_t i = 0; i < rep->count; i++) {
+            const vrun *r = &rep->runs[i];
+            int first = 1, biased = 0;
+            for (size_t j = 0; j < rep->count; j++)
+                if (strcmp(rep->runs[j].label, r->label) == 0) {
+                    if (j < i)
+                        first = 0;
+                    biased |= rep->runs[j].biased;
+                }
+            if (!first)
+                continue;
+            if (r->expect == EXPECT_FAIR)
+                fair++, fair_ok += !biased;
+            else
+                ctl++, ctl_ok += biased;
+        }
+        fprintf(f,
+                "verdict: %s: %zu of %zu fair algorithms passed, %zu of %zu "
+                "negative controls flagged BIASED (Holm, family-wise alpha "
+                "%g over %zu p-values)\n",
+                rep->ok ? "OK" : "UNEXPECTED", fair_ok, fair, ctl_ok, ctl,
+                rep->alpha, rep->family);
+    } else {
+        const vrun *r = &rep->runs[0];
+        fprintf(f,
+                "verdict: %s: %s (Holm, family-wise alpha %g over %zu "
+                "p-values)\n",
+                r->label, r->biased ? "BIASED" : "fair", rep->alpha,
+                rep->family);
+    }
+}
+
+void verify_print_heatmap(const vrun *r, FILE *f)
+{
+    unsigned s = r->side;
+    double scale = verify_scale(r);
+    int binned = s != r->n;
+    fprintf(f, "\n%s n=%u: where each element lands (rows: %s, columns: "
+               "%s)\n",
+            r->label, r->n, binned ? "element bins" : "elements",
+            binned ? "position bins" : "positions");
+    fprintf(f, "     ");
+    for (unsigned c = 0; c < s; c++)
+        fprintf(f, "%2u", c % 100);
+    fprintf(f, "\n");
+    for (unsigned row = 0; row < s; row++) {
+        fprintf(f, "%4u ", row);
+        for (unsigned c = 0; c < s; c++) {
+            int rgb[3];
+            size_t i = (size_t)row * s + c;
+            if (r->cyclic && row == c) { /* cannot occur: blank */
+                fprintf(f, "\033[0m  ");
+                continue;
+            }
+            verify_cell_rgb(r->dev[i], r->z[i], scale, rgb);
+            fprintf(f, "\033[48;2;%d;%d;%dm  ", rgb[0], rgb[1], rgb[2]);
+        }
+        fprintf(f, "\033[0m\n");
+    }
+    int lo[3], hi[3], mid[3];
+    verify_cell_rgb(-scale, -99, scale, lo);
+    verify_cell_rgb(scale, 99, scale, hi);
+    verify_cell_rgb(0, 0, scale, mid);
+    fprintf(f,
+            "legend: \033[48;2;%d;%d;%dm  \033[0m less often than 1/%s "
+            "(down to -%.0f%%)  \033[48;2;%d;%d;%dm  \033[0m within noise "
+            "(|z| < 3)  \033[48;2;%d;%d;%dm  \033[0m more often (up to "
+            "+%.0f%%)\n",
+            lo[0], lo[1], lo[2], binned ? "uniform" : r->cyclic ? "(n-1)" : "n", 100 * scale,
+            mid[0], mid[1], mid[2], hi[0], hi[1], hi[2], 100 * scale);
+}
+
+/* JSON numbers: finite or null. */
+static void jnum(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fprintf(f, "null");
+}
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void verify_print_json(const vreport *rep, FILE *f)
+{
+    fprintf(f, "{\"correction\":\"holm\",\"alpha\":");
+    jnum(f, rep->alpha);
+    fprintf(f, ",\"family\":%zu,\"rng\":", rep->family);
+    if (rep->rng)
+        jstr(f, rep->rng);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\"ok\":%s,\"runs\":[", rep->ok ? "true" : "false");
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        fprintf(f, "%s\n{\"algorithm\":", i ? "," : "");
+        jstr(f, r->label);
+        fprintf(f, ",\"expected\":\"%s\",\"n\":%u,\"trials\":%llu,"
+                   "\"seed\":",
+                r->expect == EXPECT_FAIR     ? "fair"
+                : r->expect == EXPECT_BIASED ? "biased"
+                                             : "unknown",
+                r->n, (unsigned long long)r->trials);
+        if (r->is_input)
+            fprintf(f, "null");
+        else
+            jstr(f, r->seed);
+        fprintf(f, ",\"verdict\":\"%s\",\"tests\":[",
+                r->biased ? "biased" : "fair");
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
+            const fs_test_result *t = &r->res[k];
+            fprintf(f, "%s{\"test\":\"%s\",\"applicable\":%s", k ? "," : "",
+                    fs_test_name(t->test), t->applicable ? "true" : "false");
+            if (!t->applicable) {
+                fprintf(f, ",\"why\":");
+                jstr(f, t->why);
+                fprintf(f, "}");
+                continue;
+            }
+            fprintf(f, ",\"distribution\":\"%s\",\"statistic\":",
+                    t->normal ? "normal" : "chi-square");
+            jnum(f, t->statistic);
+            fprintf(f, ",\"df\":");
+            jnum(f, t->df);
+            fprintf(f, ",\"p\":");
+            jnum(f, t->p);
+            fprintf(f, ",\"p_holm\":");
+            jnum(f, r->adj[k]);
+            fprintf(f, ",\"rejected\":%s,\"worst\":[",
+                    r->rejected[k] ? "true" : "false");
+            for (unsigned w = 0; w < t->nworst; w++) {
+                char d[128];
+                verify_describe_cell(r, t, &t->worst[w], d, sizeof d);
+                fprintf(f, "%s{\"cell\":", w ? "," : "");
+                jstr(f, d);
+                fprintf(f, ",\"observed\":");
+                jnum(f, t->worst[w].observed);
+                fprintf(f, ",\"expected\":");
+                jnum(f, t->worst[w].expected);
+                fprintf(f, ",\"z\":");
+                jnum(f, t->worst[w].z);
+                fprintf(f, "}");
+            }
+            fprintf(f, "]}");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n]}\n");
+}
