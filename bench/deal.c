@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "fairshuf/cards.h"
+#include "fairshuf/stats.h"
 
 /* CPU time of this thread: "one core" even on a shared machine. */
 static double now(void)

@@ -289,9 +289,9 @@ long fs_dealer_position(const fs_dealer *d, size_t part, size_t index);
  * A generator with S possible seeds can produce at most S distinct deals.
  * deal_bits is log2 of the number of distinct deals of the layout: n! over
  * the product of k! for each unordered part (hands, flop...; burnt cards
- * and an unordered rest count as one more unordered part), computed with
- * exact sums of log2.  With several decks, cards of equal face are
- * counted as distinct, so deal_bits is then an upper bound.
+ * and an unordered rest count as one more unordered part).  With several decks, cards of equal face are
+ * counted as distinct, so deal_bits is then an upper bound.  log2(n!) is
+ * fs_log2_factorial() of <fairshuf/stats.h>.
  * ---------------------------------------------------------------------- */
 typedef enum fs_reach {
     FS_REACH_ALL = 0,           /* seed_bits >= deal_bits */
@@ -313,9 +313,6 @@ typedef struct fs_entropy {
  * Never fails for an initialised dealer.  O(n). */
 void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                      fs_entropy *out);
-
-/* log2(n!) by an exact sum (n up to 2^20); used above, exposed for tests. */
-double fs_log2_factorial(unsigned n);
 
 /* A one-line English warning (no newline) when e->reach is
  * FS_REACH_PARTIAL, e.g. "generator mt19937 has 2^32 seeds but doudizhu

@@ -5,15 +5,7 @@
 
 #include "../internal.h"
 #include "fairshuf/cards.h"
-
-double fs_log2_factorial(unsigned n)
-{
-    /* An exact sum of log2(i): 0.5 ulp per term, no Stirling error. */
-    double s = 0;
-    for (unsigned i = 2; i <= n; i++)
-        s += log2((double)i);
-    return s;
-}
+#include "fairshuf/stats.h"
 
 void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                      fs_entropy *out)
@@ -21,16 +13,16 @@ void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
     if (rng == NULL)
         rng = fs_rng_find("chacha20");
     const fs_deal *l = &d->layout;
-    out->deck_bits = fs_log2_factorial((unsigned)d->n);
+    out->deck_bits = fs_log2_factorial(d->n);
     double bits = out->deck_bits;
     size_t dealt = 0;
     for (size_t p = 0; p < l->nparts; p++) {
         dealt += l->part[p].count;
         if (!l->part[p].ordered)
-            bits -= fs_log2_factorial((unsigned)l->part[p].count);
+            bits -= fs_log2_factorial(l->part[p].count);
     }
     /* Burnt and undealt cards: one unordered, unseen group. */
-    bits -= fs_log2_factorial((unsigned)(d->n - dealt));
+    bits -= fs_log2_factorial(d->n - dealt);
     out->deal_bits = bits;
     out->seed_bits = rng->seed_bits;
     out->state_bits = rng->state_bits;

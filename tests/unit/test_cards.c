@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "fairshuf/cards.h"
+#include "fairshuf/stats.h"
 
 static void test_codes_round_trip(void **state)
 {
