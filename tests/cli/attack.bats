@@ -16,16 +16,13 @@ asf_field() {
         --seed="$1" --format=tsv 2>/dev/null | cut -f"$2"
 }
 
-@test "attack: recovers a random secret seed in a +-100 s window, in under 1 s" {
+@test "attack: recovers a random secret seed in a +-100 s window (timing: bench/deal.sh)" {
     s=$(secret)
     hole=$(asf_field "$s" 3 | tr ' ' ,)
     flop=$(asf_field "$s" 7 | tr ' ' ,)
     lo=$(( s > 100000 ? s - 100000 : 0 ))
     hi=$(( s + 100000 ))
-    start=$(date +%s%N)
     run "$F" attack --players=6 --seat=3 --hole="$hole" --flop="$flop" --window=$lo-$hi
-    ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    echo "secret $s, took $ms ms" >&3
     [ "$status" -eq 0 ]
     [[ $output == *"seed $s ("* ]]
     # The turn, the river and another player's hand are predicted.
@@ -35,9 +32,6 @@ asf_field() {
     [[ $output == *"$turn"* ]]
     [[ $output == *"$river"* ]]
     [[ $output == *"$p5"* ]]
-    if [ "${BUILD:-build}" = build ]; then
-        [ "$ms" -lt 1000 ]
-    fi
 }
 
 @test "attack: --known POS:CARD with 1-based shoe positions" {
