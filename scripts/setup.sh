@@ -14,8 +14,9 @@ set -euo pipefail
 #   clang                         second compiler for -Werror checks
 #   python3                       test helpers (stream spec, XML check)
 #   cmake                         tests that the installed package is consumable
+#   python3-cryptography          the provably-fair reference checker (tests)
 packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
-          bats dieharder clang python3 cmake)
+          bats dieharder clang python3 python3-cryptography cmake)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,7 +8,7 @@
 
 setup() {
     FS=${FS_BIN:-$BATS_TEST_DIRNAME/../../build/fairshuf}
-    command -v dieharder >/dev/null || skip "dieharder is not installed"
+    command -v dieharder >/dev/null || { echo "dieharder is missing: run scripts/setup.sh"; return 1; }
 }
 
 quick() { # generator, dieharder test number -> PASSED/WEAK/FAILED

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# lines.sh -- fairshuf lines against GNU shuf (/usr/bin/shuf) in the same
+# run: wall time, CPU time (user+sys) and peak RSS, medians of RUNS runs,
+# the two programs interleaved so that machine load hits both alike.
+#
+#   bench/lines.sh                 1e7-line file and -i 1-1e8, 5 runs
+#   RUNS=3 bench/lines.sh
+#   BIG=1 bench/lines.sh           also a 2 GB file with --memory=256M
+#                                  (fairshuf only: GNU needs > 2 GB RAM)
+# Environment: BIN (default build/fairshuf), GNU (default /usr/bin/shuf),
+# DIR for the data files (default a fresh directory under /tmp, removed
+# at the end; a DIR you give is kept, with its data files for next time).
+# Output: a markdown table on stdout.  Not part of the test suite.
+set -eu
+BIN=${BIN:-build/fairshuf}
+GNU=${GNU:-/usr/bin/shuf}
+RUNS=${RUNS:-5}
+created=0
+if [ -z "${DIR:-}" ]; then
+    DIR=$(mktemp -d /tmp/fairshuf-bench.XXXXXX)
+    created=1
+fi
+[ -x "$BIN" ] || { echo "lines.sh: build first ($BIN missing)" >&2; exit 1; }
+
+mkdir -p "$DIR"
+file="$DIR/lines-1e7.txt"
+[ -s "$file" ] || seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
+
+# measure CMD...: prints "wall cpu rss_kb" of one run, output discarded
+measure() {
+    local t
+    t=$( { /usr/bin/time -f '%e %U %S %M' "$@" > /dev/null; } 2>&1 | tail -n 1)
+    set -- $t
+    awk -v w="$1" -v u="$2" -v s="$3" -v m="$4" \
+        'BEGIN { printf "%.2f %.2f %d\n", w, u + s, m }'
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bench NAME -- GNU-ARGS -- FAIRSHUF-ARGS
+row() {
+    local name=$1 gargs=$2 fargs=$3 g f i
+    g=$(mktemp) f=$(mktemp)
+    for i in $(seq "$RUNS"); do
+        measure $GNU $gargs >> "$g"
+        measure $BIN lines $fargs >> "$f"
+    done
+    local gw gc gm fw fc fm
+    gw=$(cut -d' ' -f1 "$g" | median); gc=$(cut -d' ' -f2 "$g" | median)
+    gm=$(cut -d' ' -f3 "$g" | median)
+    fw=$(cut -d' ' -f1 "$f" | median); fc=$(cut -d' ' -f2 "$f" | median)
+    fm=$(cut -d' ' -f3 "$f" | median)
+    awk -v n="$name" -v gw="$gw" -v gc="$gc" -v gm="$gm" -v fw="$fw" \
+        -v fc="$fc" -v fm="$fm" 'BEGIN {
+        printf "| %s | %.2f s | %.2f s | %.0f MB | %.2f s | %.2f s | %.0f MB | %.1fx | %.1fx |\n",
+               n, gw, gc, gm / 1024, fw, fc, fm / 1024, gw / fw, gc / fc }'
+    rm -f "$g" "$f"
+}
+
+echo "fairshuf lines vs GNU shuf ($($GNU --version | head -n 1)), median of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "| case | GNU wall | GNU cpu | GNU RSS | fairshuf wall | fairshuf cpu | fairshuf RSS | wall speed-up | cpu speed-up |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+row "1e7-line file (110 MB)" "$file" "$file"
+row "-i 1-100000000" "-i 1-100000000" "-i 1-100000000"
+row "1e7-line file, --seed" "$file" "--seed=bench $file"
+row "-n 10 of 1e7-line file" "-n 10 $file" "-n 10 $file"
+
+if [ "${BIG:-0}" = 1 ]; then
+    big="$DIR/lines-2g.txt"
+    [ -s "$big" ] || for k in $(seq 20); do cat "$file"; done | head -c 2000000000 > "$big"
+    r=$(measure "$BIN" lines --memory=256M -T "$DIR" "$big")
+    set -- $r
+    echo
+    echo "2 GB file, fairshuf lines --memory=256M: wall $1 s, cpu $2 s, peak RSS $(( $3 / 1024 )) MB"
+fi
+# remove only what this script created
+if [ "$created" = 1 ]; then rm -rf "$DIR"; fi

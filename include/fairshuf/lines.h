@@ -1,0 +1,207 @@
+/*
+ * fairshuf/lines.h -- the line-shuffling engine behind `fairshuf lines`
+ * (a GNU shuf drop-in).  Three pieces:
+ *
+ *   1. fs_gnurand: a random source that consumes bytes exactly like GNU
+ *      coreutils' randint (shuf --random-source), so the same bytes give
+ *      the same draws as GNU shuf 9.1.
+ *   2. fs_fyperm: a forward Fisher-Yates permutation of [0, n) produced one
+ *      value at a time (dense array, or a hash map when only a few of a huge
+ *      n are wanted).  The first h values do not depend on how many more
+ *      are asked for, and they are exactly GNU's randperm when drawn from an
+ *      fs_gnurand.
+ *   3. fs_lines_shuffle: the keyed shuffle of lines.  Line i (0-based,
+ *      after the kept header) gets the 64-bit key fs_lines_key(K, i, 0);
+ *      lines are written in increasing key order, equal keys ordered by
+ *      level 1, 2, ... keys of the same lines.  Every order is exactly
+ *      equally likely given ideal keys, and the output depends only on
+ *      (K, input): not on the memory budget, the thread count, or whether
+ *      the input is a pipe.  Input larger than the budget is bucketed by
+ *      key prefix into temporary files (unlinked at once) and merged by
+ *      bucket order, so the output is the same bytes.  docs/lines.md is the
+ *      specification.
+ */
+#ifndef FAIRSHUF_LINES_H
+#define FAIRSHUF_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fairshuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * GNU-compatible random source
+ *
+ * A draw in [0, n) works as GNU's randint_genmax(n - 1): bytes are
+ * appended big-endian to an accumulator until its range covers n; values
+ * above the largest multiple of n are rejected (keeping the remainder as
+ * entropy); an accepted value leaves its quotient as leftover entropy for
+ * the next draw.  n = 1 consumes nothing.  Uniform for every n.
+ * ---------------------------------------------------------------------- */
+typedef struct fs_gnurand fs_gnurand;
+
+/* A source reading file descriptor fd (not closed by fs_gnurand_free), or,
+ * with fd < 0, the memory buf[0..len) (not copied; must outlive it).
+ * FS_ENOMEM on allocation failure. */
+int fs_gnurand_new(fs_gnurand **out, int fd, const void *buf, size_t len);
+void fs_gnurand_free(fs_gnurand *g);
+
+/* A uniform value in [0, n), n >= 1.  Errors: FS_EINVAL (n == 0), FS_EEOF
+ * (the source ran out: GNU's "end of file"), FS_EIO (read error, errno
+ * set).  After an error every later draw fails the same way. */
+int fs_gnurand_below(fs_gnurand *g, uint64_t n, uint64_t *out);
+
+/* Bytes consumed so far (for tests and docs). */
+uint64_t fs_gnurand_used(const fs_gnurand *g);
+
+/* Where draws come from: gnu if non-NULL, else rng (NULL = the thread's
+ * default generator) through fs_below semantics. */
+typedef struct fs_draws {
+    fs_gnurand *gnu;
+    fs_rng *rng;
+} fs_draws;
+
+/* One draw in [0, n) from d.  Same errors as the source. */
+int fs_draws_below(const fs_draws *d, uint64_t n, uint64_t *out);
+
+/* ------------------------------------------------------------------------
+ * Forward Fisher-Yates, one value at a time
+ *
+ * Step i (0-based) draws j uniform in [i, n) and swaps positions i and j
+ * of the identity array, then yields position i.  The first h values are a
+ * uniform ordered h-subset of [0, n).  Memory: 4 bytes per element when
+ * n <= 2^32 and the dense form is chosen, else a hash map of O(h) entries;
+ * dense is chosen when h > n/64 or n < 128Ki (GNU's rule).  Time O(h).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_fyperm fs_fyperm;
+
+/* n elements, at most h values will be taken (h <= n).
+ * Errors: FS_EINVAL (h > n), FS_ENOMEM. */
+int fs_fyperm_new(fs_fyperm **out, uint64_t n, uint64_t h);
+void fs_fyperm_free(fs_fyperm *p);
+
+/* The next count values into out.  Errors: FS_EINVAL (more than h values
+ * in total), FS_ENOMEM (sparse map growth), the source's errors. */
+int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
+                   size_t count);
+
+/* ------------------------------------------------------------------------
+ * Keys of the keyed shuffle
+ *
+ * fs_lines_key(K, i, L) is the little-endian 64-bit word at byte 8*(i mod
+ * 2^35) of the ChaCha20 (RFC 8439) keystream with key K, block counter
+ * from 0, and nonce words (i >> 35, L, 0) (little-endian 32-bit each).
+ * For L = 0 this is word i of the chacha20 stream of fs_rng_new("chacha20",
+ * seed) when K = fs_seed_to_key(seed): the key of line i is the i-th
+ * fs_rng_u64 of the seeded stream.
+ * ---------------------------------------------------------------------- */
+uint64_t fs_lines_key(const uint8_t K[32], uint64_t i, uint32_t level);
+
+/* count consecutive keys starting at index first, level L, into out.
+ * O(count); uses whole ChaCha20 blocks. */
+void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
+                   uint64_t *out, size_t count);
+
+/* The keyed order of n items: order[r] is the item of rank r, items sorted
+ * by fs_lines_key(K, i, 0), equal keys by level 1, 2, ...  This is the
+ * order fs_lines_shuffle writes lines in (the reference for tests, and the
+ * engine of `-e`).  O(n log n) time, O(n) memory.  FS_ENOMEM. */
+int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order);
+
+/* ------------------------------------------------------------------------
+ * Reading and splitting
+ * ---------------------------------------------------------------------- */
+
+/* Counts the lines of buf[0..len) ended by delim; a final unterminated line
+ * counts too.  O(len), memchr speed. */
+uint64_t fs_lines_count(const void *buf, size_t len, unsigned char delim);
+
+/* Reads all of fd into a malloc'd buffer that ends with delim (added if the
+ * input lacks it; an empty input stays empty).  *buf receives it (free()
+ * it), *len its length.  Errors: FS_EIO (errno set), FS_ENOMEM. */
+int fs_lines_read_all(int fd, unsigned char delim, unsigned char **buf,
+                      size_t *len);
+
+/* Fills starts[0..n] with the offset of each line of buf (which ends with
+ * delim) and starts[n] = len, where n = fs_lines_count(buf, len, delim).
+ * starts must hold n + 1 entries. */
+void fs_lines_index(const unsigned char *buf, size_t len,
+                    unsigned char delim, size_t *starts);
+
+/* ------------------------------------------------------------------------
+ * The keyed shuffle
+ * ---------------------------------------------------------------------- */
+typedef enum fs_lines_where {
+    FS_LINES_NOWHERE = 0,
+    FS_LINES_INPUT,   /* reading the input */
+    FS_LINES_OUTPUT,  /* opening or writing the output */
+    FS_LINES_TEMP     /* a temporary file in tmpdir */
+} fs_lines_where;
+
+typedef enum fs_lines_phase {
+    FS_LINES_READING = 0, /* done = input bytes read, total = 0 */
+    FS_LINES_SPILLING,    /* done = input bytes read, total = 0 */
+    FS_LINES_WRITING      /* done = lines written, total = lines to write */
+} fs_lines_phase;
+
+typedef struct fs_lines_config {
+    unsigned char delim;   /* '\n' or '\0' */
+    uint64_t head;         /* write at most this many shuffled lines */
+    uint64_t header;       /* the first `header` lines are written first,
+                              in place, and are not shuffled */
+    size_t memory;         /* budget in bytes; 0 = fs_lines_default_memory() */
+    const char *tmpdir;    /* NULL = $TMPDIR, else /tmp */
+    unsigned threads;      /* 0 or 1 = one thread */
+    uint8_t key[32];       /* K of the keyed order */
+    /* Called once, after all input has been read and before the first
+     * output byte: returns the descriptor to write to, or -1 with errno
+     * set (reported as FS_EIO at FS_LINES_OUTPUT). */
+    int (*open_output)(void *arg);
+    void *output_arg;
+    /* Optional; called now and then (never per line). */
+    void (*progress)(void *arg, fs_lines_phase phase, uint64_t done,
+                     uint64_t total);
+    void *progress_arg;
+} fs_lines_config;
+
+typedef struct fs_lines_result {
+    fs_lines_where where; /* where an error happened */
+    int err;              /* errno of an FS_EIO error */
+    uint64_t lines;       /* shuffled lines in the input (header excluded) */
+    uint64_t written;     /* shuffled lines written */
+    uint64_t spilled;     /* bytes written to temporary files */
+    uint64_t out_bytes;   /* output bytes handed to write(), the failed
+                             write included */
+    unsigned depth;       /* bucket levels used on disk (0 = in memory) */
+} fs_lines_result;
+
+/* A budget from the machine: half the available memory, at least 64 MiB. */
+size_t fs_lines_default_memory(void);
+
+/* Shuffles the lines read from fd (see the top of this file) and writes
+ * them to the descriptor open_output returns.  Memory stays within about
+ * c->memory (plus fixed buffers of a few MiB); at most 2 * 64 temporary
+ * files are open at once.  Nothing is written before all input is read;
+ * a run that fails after output began has written a prefix only.
+ * c->head == 0 reads nothing (and still opens the output).  With
+ * c->head < 2^20 the input is streamed keeping only candidate lines
+ * (O(head) lines of memory, c->memory unused).
+ * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err
+ * say which file and why). */
+int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);
+
+/* The same over lines already in memory: buf[0..len) must end with delim
+ * (or be empty).  buf is not modified.  Always in memory: len must be
+ * below 2^32 - 16 (else FS_ERANGE); c->memory and c->tmpdir are unused. */
+int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
+                         const fs_lines_config *c, fs_lines_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FAIRSHUF_LINES_H */

@@ -1,0 +1,577 @@
+/* engine.c -- the keyed shuffle in memory: a bucket sort on uniform keys.
+ * Records are 8 bytes: 32 key bits below the bucket prefix, then a 32-bit
+ * offset, so sorting a bucket is sorting integers; the rare records whose
+ * 32 bits tie fall back to full keys and then to level 1, 2, ... keys of
+ * their indices (exact uniformity).  Two key passes (count, scatter)
+ * instead of a stored key array keep memory at 8 bytes + a few bits per
+ * line on top of the text. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define KCHUNK 512
+
+/* ---------------------------------------------------------------- writer */
+
+int fs__writer_open(fs__writer *w)
+{
+    if (w->fd >= 0)
+        return FS_OK;
+    if (w->buf == NULL && (w->buf = malloc(FS__OUTBUF)) == NULL)
+        return FS_ENOMEM;
+    int fd = w->c->open_output ? w->c->open_output(w->c->output_arg) : 1;
+    if (fd < 0) {
+        w->res->where = FS_LINES_OUTPUT;
+        w->res->err = errno;
+        return FS_EIO;
+    }
+    w->fd = fd;
+    return FS_OK;
+}
+
+static int write_all(fs__writer *w, const unsigned char *p, size_t n)
+{
+    w->res->out_bytes += n;
+    while (n > 0) {
+        ssize_t r = write(w->fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            w->res->where = FS_LINES_OUTPUT;
+            w->res->err = errno;
+            return FS_EIO;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return FS_OK;
+}
+
+int fs__writer_flush(fs__writer *w)
+{
+    int rc = write_all(w, w->buf, w->len);
+    w->len = 0;
+    return rc;
+}
+
+int fs__writer_put(fs__writer *w, const void *p, size_t n)
+{
+    if (w->len + n > FS__OUTBUF) {
+        int rc = fs__writer_flush(w);
+        if (rc != FS_OK)
+            return rc;
+        if (n > FS__OUTBUF)
+            return write_all(w, p, n);
+    }
+    memcpy(w->buf + w->len, p, n);
+    w->len += n;
+    return FS_OK;
+}
+
+void fs__writer_progress(fs__writer *w)
+{
+    if (w->c->progress)
+        w->c->progress(w->c->progress_arg, FS_LINES_WRITING,
+                       w->res->written, w->total);
+}
+
+/* ---------------------------------------------------------------- sizing */
+
+/* Top-level buckets hold about 4096 records, so that each is sorted in
+ * cache by one more counting pass on SUB_BITS bits. */
+#define SUB_BITS 12
+#define CP_EVERY 1024 /* a line offset checkpoint every CP_EVERY lines */
+
+static unsigned prefix_bits(uint64_t n)
+{
+    unsigned p = 0;
+    while (p < 20 && ((uint64_t)4096 << p) < n)
+        p++;
+    return p;
+}
+
+size_t fs__sort_overhead(uint64_t n, unsigned threads)
+{
+    uint64_t buckets = (uint64_t)1 << prefix_bits(n);
+    if (threads < 1)
+        threads = 1;
+    /* the fixed buffers (sub-bucket counts, output) are not counted */
+    return (size_t)(8 * n + 4 * (buckets + 1) * threads + n / 256);
+}
+
+static inline uint32_t bucket_of(uint64_t key, unsigned shift, unsigned p)
+{
+    if (p == 0 || shift >= 64)
+        return 0;
+    return (uint32_t)((key << shift) >> (64 - p));
+}
+
+static inline uint64_t low_bits(uint64_t key, unsigned s)
+{
+    return s >= 64 ? 0 : (key << s) >> 32;
+}
+
+/* ---------------------------------------------------------------- ties */
+
+typedef struct tie {
+    uint64_t k, idx, rec;
+} tie;
+
+static int tie_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const tie *)a)->k, y = ((const tie *)b)->k;
+    return (x > y) - (x < y);
+}
+
+/* Orders t[0..r) by key at `level`, then groups of equal keys by the next
+ * level: a lexicographic comparison of infinite random strings. */
+static void order_ties(tie *t, size_t r, uint32_t level, const uint8_t *K)
+{
+    qsort(t, r, sizeof *t, tie_cmp);
+    for (size_t a = 0; a < r;) {
+        size_t e = a + 1;
+        while (e < r && t[e].k == t[a].k)
+            e++;
+        if (e - a > 1) {
+            for (size_t i = a; i < e; i++)
+                t[i].k = fs_lines_key(K, t[i].idx, level + 1);
+            order_ties(t + a, e - a, level + 1, K);
+        }
+        a = e;
+    }
+}
+
+typedef struct sorter {
+    const unsigned char *buf;
+    size_t len;
+    uint64_t n, first;
+    int stored;
+    unsigned shift, p;
+    unsigned char delim;
+    const uint8_t *K;
+    uint32_t *cp;    /* plain mode: offset of line k * CP_EVERY */
+} sorter;
+
+/* Plain mode: the index of the line at offset off (only for ties). */
+static uint64_t index_of(const sorter *s, size_t off)
+{
+    size_t lo = 0, hi = (size_t)((s->n + CP_EVERY - 1) / CP_EVERY);
+    while (hi - lo > 1) { /* last checkpoint <= off */
+        size_t mid = (lo + hi) / 2;
+        if (s->cp[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t from = s->cp[lo];
+    return s->first + (uint64_t)lo * CP_EVERY +
+           fs_lines_count(s->buf + from, off - from, s->delim);
+}
+
+static int resolve(const sorter *s, uint64_t *recs, size_t r)
+{
+    tie small[32];
+    tie *t = r <= 32 ? small : malloc(r * sizeof *t);
+    if (t == NULL)
+        return FS_ENOMEM;
+    for (size_t i = 0; i < r; i++) {
+        size_t off = (size_t)(recs[i] & 0xffffffffu);
+        t[i].rec = recs[i];
+        if (s->stored) {
+            t[i].k = fs__le64(s->buf + off);
+            t[i].idx = fs__le64(s->buf + off + 8);
+        } else {
+            /* rare (about n / 2^21 times per run) */
+            t[i].idx = index_of(s, off);
+            t[i].k = fs_lines_key(s->K, t[i].idx, 0);
+        }
+    }
+    order_ties(t, r, 0, s->K);
+    for (size_t i = 0; i < r; i++)
+        recs[i] = t[i].rec;
+    if (t != small)
+        free(t);
+    return FS_OK;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_small(uint64_t *a, size_t n)
+{
+    if (n > 24) {
+        qsort(a, n, sizeof *a, u64_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint64_t v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+/* ------------------------------------------------------------ key walks */
+
+/* Plain mode, pass 1: the histogram needs keys only, not line positions,
+ * so index ranges split across threads. */
+/* Plain mode, pass 1 (histogram) needs keys only, so index ranges split
+ * across threads; pass 2 (scatter) splits the same ranges, each thread
+ * writing at its own positions (bucket start + counts of lower threads),
+ * so the records land exactly where one thread would have put them. */
+enum { JOB_HIST, JOB_SCATTER, JOB_SORT };
+
+typedef struct job {
+    const sorter *s;
+    int phase;
+    uint64_t from, to;   /* index range (HIST, SCATTER) */
+    uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
+    uint64_t *recs;
+    const uint32_t *bend; /* SORT: bucket ends; buckets [bfrom, bto) */
+    size_t bfrom, bto;
+    uint64_t *tmp;
+    uint32_t *sub;
+    int rc;
+} job;
+
+/* Offset of line k (0-based) of buf: the byte after the k-th delimiter. */
+static size_t line_offset(const unsigned char *buf, size_t len,
+                          unsigned char d, uint64_t k)
+{
+    const uint64_t ones = 0x0101010101010101u, low7 = ones * 0x7f;
+    const uint64_t pat = ones * d;
+    size_t i = 0;
+    if (k == 0)
+        return 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, buf + i, 8);
+        w ^= pat;
+        uint64_t t = ~(((w & low7) + low7) | w) & (ones << 7);
+        uint64_t c = ((t >> 7) * ones) >> 56;
+        if (c >= k)
+            break;
+        k -= c;
+    }
+    for (; i < len; i++)
+        if (buf[i] == d && --k == 0)
+            return i + 1;
+    return len;
+}
+
+static void hist_range(job *j)
+{
+    const sorter *s = j->s;
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = j->from; i < j->to;) {
+        size_t c = j->to - i < KCHUNK ? (size_t)(j->to - i) : KCHUNK;
+        fs_lines_keys(s->K, s->first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++)
+            j->cnt[bucket_of(keys[k], s->shift, s->p)]++;
+        i += c;
+    }
+}
+
+static void scatter_range(job *j)
+{
+    const sorter *s = j->s;
+    unsigned sb = s->shift + s->p;
+    uint32_t *pos = j->cnt;
+    uint64_t *recs = j->recs;
+    size_t off = line_offset(s->buf, s->len, s->delim, j->from);
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = j->from; i < j->to;) {
+        size_t c = j->to - i < KCHUNK ? (size_t)(j->to - i) : KCHUNK;
+        fs_lines_keys(s->K, s->first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            if (((i + k) & (CP_EVERY - 1)) == 0)
+                s->cp[(i + k) / CP_EVERY] = (uint32_t)off;
+            recs[pos[bucket_of(keys[k], s->shift, s->p)]++] =
+                low_bits(keys[k], sb) << 32 | off;
+            const unsigned char *q =
+                fs__delim(s->buf + off, s->buf + s->len, s->delim);
+            off = (size_t)(q - s->buf) + 1;
+        }
+        i += c;
+    }
+}
+
+static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
+                       uint64_t *tmp, uint32_t *sub);
+
+static void sort_range(job *j)
+{
+    for (size_t b = j->bfrom; b < j->bto && j->rc == FS_OK; b++) {
+        uint32_t from = b ? j->bend[b - 1] : 0, m = j->bend[b] - from;
+        j->rc = sort_bucket(j->s, j->recs + from, m, j->tmp, j->sub);
+        memcpy(j->recs + from, j->tmp, (size_t)m * sizeof *j->tmp);
+    }
+}
+
+static void *job_run(void *arg)
+{
+    job *j = arg;
+    if (j->phase == JOB_HIST)
+        hist_range(j);
+    else if (j->phase == JOB_SCATTER)
+        scatter_range(j);
+    else
+        sort_range(j);
+    return NULL;
+}
+
+/* Runs jobs[0..t) on t threads (this one included); a thread that cannot
+ * be created is run here instead: same result. */
+static void run_jobs(job *jobs, unsigned t)
+{
+    pthread_t tid[16];
+    int made[16] = {0};
+    for (unsigned i = 1; i < t; i++)
+        made[i] = pthread_create(&tid[i], NULL, job_run, &jobs[i]) == 0;
+    job_run(&jobs[0]);
+    for (unsigned i = 1; i < t; i++) {
+        if (made[i])
+            pthread_join(tid[i], NULL);
+        else
+            job_run(&jobs[i]);
+    }
+}
+
+/* Stored mode (a loaded spill bucket): one pass over the records. */
+static void histogram_stored(const sorter *s, uint32_t *cnt)
+{
+    size_t off = 0;
+    while (off < s->len) {
+        cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
+        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                           s->buf + s->len, s->delim);
+        off = (size_t)(q - s->buf) + 1;
+    }
+}
+
+static void scatter_stored(const sorter *s, uint32_t *pos, uint64_t *recs)
+{
+    unsigned sb = s->shift + s->p;
+    size_t off = 0;
+    while (off < s->len) {
+        uint64_t key = fs__le64(s->buf + off);
+        recs[pos[bucket_of(key, s->shift, s->p)]++] =
+            low_bits(key, sb) << 32 | off;
+        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                           s->buf + s->len, s->delim);
+        off = (size_t)(q - s->buf) + 1;
+    }
+}
+
+/* Fills recs with every line's record, grouped by bucket; bend[b] receives
+ * the end of bucket b.  *biggest: the largest bucket. */
+static int distribute(const sorter *s, unsigned threads, uint64_t *recs,
+                      uint32_t *bend, uint32_t *biggest)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (threads > 16)
+        threads = 16;
+    if (s->stored || s->n < 65536)
+        threads = 1;
+    job jobs[16];
+    memset(jobs, 0, sizeof jobs);
+    int rc = FS_OK;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].phase = JOB_HIST;
+        jobs[t].from = s->n * t / threads;
+        jobs[t].to = s->n * (t + 1) / threads;
+        jobs[t].recs = recs;
+        jobs[t].cnt = calloc(nb, sizeof *jobs[t].cnt);
+        if (jobs[t].cnt == NULL)
+            rc = FS_ENOMEM;
+    }
+    if (rc == FS_OK) {
+        if (s->stored)
+            histogram_stored(s, jobs[0].cnt);
+        else
+            run_jobs(jobs, threads);
+        /* counts -> each thread's first position in each bucket */
+        uint32_t sum = 0;
+        *biggest = 0;
+        for (size_t b = 0; b < nb; b++) {
+            uint32_t total = 0;
+            for (unsigned t = 0; t < threads; t++) {
+                uint32_t c = jobs[t].cnt[b];
+                jobs[t].cnt[b] = sum + total;
+                total += c;
+            }
+            sum += total;
+            bend[b] = sum;
+            if (total > *biggest)
+                *biggest = total;
+        }
+        if (s->stored) {
+            scatter_stored(s, jobs[0].cnt, recs);
+        } else {
+            for (unsigned t = 0; t < threads; t++)
+                jobs[t].phase = JOB_SCATTER;
+            run_jobs(jobs, threads);
+        }
+    }
+    for (unsigned t = 0; t < threads; t++)
+        free(jobs[t].cnt);
+    return rc;
+}
+
+/* Sorts every bucket in place on `threads` threads, each taking a run of
+ * buckets holding about n / threads records. */
+static int sort_all(const sorter *s, unsigned threads, uint64_t *recs,
+                    const uint32_t *bend, uint32_t biggest)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (threads > 16)
+        threads = 16;
+    job jobs[16];
+    memset(jobs, 0, sizeof jobs);
+    int rc = FS_OK;
+    size_t b = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].phase = JOB_SORT;
+        jobs[t].recs = recs;
+        jobs[t].bend = bend;
+        jobs[t].bfrom = b;
+        uint64_t goal = s->n * (t + 1) / threads;
+        while (b < nb && (t + 1 == threads || bend[b] <= goal))
+            b++;
+        jobs[t].bto = b;
+        jobs[t].tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
+        jobs[t].sub = malloc(((1u << SUB_BITS) + 1) * sizeof(uint32_t));
+        if (jobs[t].tmp == NULL || jobs[t].sub == NULL)
+            rc = FS_ENOMEM;
+    }
+    if (rc == FS_OK) {
+        run_jobs(jobs, threads);
+        for (unsigned t = 0; t < threads; t++)
+            if (jobs[t].rc != FS_OK)
+                rc = jobs[t].rc;
+    }
+    for (unsigned t = 0; t < threads; t++) {
+        free(jobs[t].tmp);
+        free(jobs[t].sub);
+    }
+    return rc;
+}
+
+/* --------------------------------------------------------------- driver */
+
+/* Sorts one top-level bucket recs[0..m) into tmp by the next SUB_BITS
+ * bits, then each small group exactly; ties go to resolve(). */
+static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
+                       uint64_t *tmp, uint32_t *sub)
+{
+    const unsigned nsub = 1u << SUB_BITS;
+    memset(sub, 0, (nsub + 1) * sizeof *sub);
+    for (size_t r = 0; r < m; r++)
+        sub[(recs[r] >> (64 - SUB_BITS)) + 1]++;
+    for (unsigned b = 0; b < nsub; b++)
+        sub[b + 1] += sub[b];
+    for (size_t r = 0; r < m; r++)
+        tmp[sub[recs[r] >> (64 - SUB_BITS)]++] = recs[r];
+    size_t from = 0;
+    for (unsigned b = 0; b < nsub; b++) {
+        size_t to = sub[b];
+        if (to - from > 1) {
+            sort_small(tmp + from, to - from);
+            for (size_t a = from; a < to;) {
+                size_t e = a + 1;
+                while (e < to && (tmp[e] >> 32) == (tmp[a] >> 32))
+                    e++;
+                if (e - a > 1) {
+                    int rc = resolve(s, tmp + a, e - a);
+                    if (rc != FS_OK)
+                        return rc;
+                }
+                a = e;
+            }
+        }
+        from = to;
+    }
+    return FS_OK;
+}
+
+int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
+                  int stored, uint64_t first, unsigned shift, fs__writer *w)
+{
+    if (n == 0 || w->left == 0)
+        return FS_OK;
+    sorter s = {buf, len, n, first, stored, shift, prefix_bits(n),
+                w->c->delim, w->c->key, NULL};
+    unsigned threads = w->c->threads ? w->c->threads : 1;
+    size_t nb = (size_t)1 << s.p;
+    uint32_t *bend = malloc((nb + 1) * sizeof *bend);
+    uint64_t *recs = malloc((size_t)n * sizeof *recs);
+    int rc = FS_ENOMEM;
+    if (!stored)
+        s.cp = malloc((size_t)(n / CP_EVERY + 1) * sizeof *s.cp);
+    if (bend == NULL || recs == NULL || (!stored && !s.cp))
+        goto out;
+    uint32_t biggest;
+    if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
+        goto out;
+    if ((rc = sort_all(&s, threads, recs, bend, biggest)) != FS_OK)
+        goto out;
+    size_t hdr = stored ? FS__REC_HDR : 0;
+    uint64_t m = w->left < n ? w->left : n;
+    for (uint64_t r = 0; r < m; r++) {
+        if (r + 16 < m) /* the text is read at random: fetch ahead */
+            __builtin_prefetch(buf + (recs[r + 16] & 0xffffffffu) + hdr);
+        size_t off = (size_t)(recs[r] & 0xffffffffu) + hdr;
+        const unsigned char *q = fs__delim(buf + off, buf + len, s.delim);
+        size_t l = (size_t)(q - (buf + off)) + 1;
+        if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
+            goto out;
+        if ((++w->res->written & 0xfffff) == 0)
+            fs__writer_progress(w);
+    }
+    w->left -= m;
+    rc = FS_OK;
+out:
+    free(bend);
+    free(recs);
+    free(s.cp);
+    return rc;
+}
+
+/* --------------------------------------------------------- plain order */
+
+int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order)
+{
+    if (n == 0)
+        return FS_OK;
+    if (n > SIZE_MAX / sizeof(tie))
+        return FS_ENOMEM;
+    tie *t = malloc((size_t)n * sizeof *t);
+    if (t == NULL)
+        return FS_ENOMEM;
+    uint64_t keys[KCHUNK];
+    for (uint64_t i = 0; i < n;) {
+        size_t c = n - i < KCHUNK ? (size_t)(n - i) : KCHUNK;
+        fs_lines_keys(K, i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            t[i + k].k = keys[k];
+            t[i + k].idx = i + k;
+        }
+        i += c;
+    }
+    order_ties(t, (size_t)n, 0, K);
+    for (uint64_t i = 0; i < n; i++)
+        order[i] = t[i].idx;
+    free(t);
+    return FS_OK;
+}

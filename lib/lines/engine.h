@@ -1,0 +1,77 @@
+/* engine.h -- what the keyed-shuffle files share (internal). */
+#ifndef FS_LINES_ENGINE_H
+#define FS_LINES_ENGINE_H
+
+#include "fairshuf/lines.h"
+#include "internal.h"
+
+#define FS__OUTBUF (1u << 20)
+/* Records on disk and in loaded buckets: key (8, LE) index (8, LE) line. */
+#define FS__REC_HDR 16
+
+/* The output side: opened lazily (after all input is read), buffered. */
+typedef struct fs__writer {
+    const fs_lines_config *c;
+    fs_lines_result *res;
+    int fd;              /* -1 until opened */
+    uint64_t left;       /* shuffled lines still wanted (head) */
+    uint64_t total;      /* for progress */
+    size_t len;
+    unsigned char *buf;
+} fs__writer;
+
+int fs__writer_open(fs__writer *w);
+int fs__writer_put(fs__writer *w, const void *p, size_t n);
+int fs__writer_flush(fs__writer *w);
+void fs__writer_progress(fs__writer *w);
+
+/* Sorts the lines of buf[0..len) by key and writes them (at most w->left).
+ * stored = 0: plain lines; line k has index first + k and its key is
+ *   computed.  stored = 1: records [key][index][line] (spill format).
+ * shift: leading key bits that all lines share (bucket depth).
+ * n: number of lines or records; len < 2^32. */
+int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
+                  int stored, uint64_t first, unsigned shift,
+                  fs__writer *w);
+
+/* Memory that fs__sort_emit needs beyond the buffer for n lines. */
+size_t fs__sort_overhead(uint64_t n, unsigned threads);
+
+/* The out-of-core path: buf[0..len) holds what was read so far (complete
+ * and partial lines, header included); it continues reading fd.  Takes
+ * ownership of buf (allocated with malloc, capacity cap). */
+int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
+                  fs__writer *w);
+
+/* `-n K` with small K: streams the input keeping only candidates. */
+#define FS__TOPK_MAX ((uint64_t)1 << 20)
+int fs__topk_run(int fd, fs__writer *w);
+
+static inline uint64_t fs__le64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8); /* little-endian hosts only (as rng.c checks) */
+    return v;
+}
+
+/* The next delimiter in [p, end), or NULL.  Lines are often short, so a
+ * word-at-a-time scan (the lowest flagged byte of the has-zero trick is
+ * exact) beats a memchr call; long lines go to memchr. */
+static inline const unsigned char *fs__delim(const unsigned char *p,
+                                             const unsigned char *end,
+                                             unsigned char d)
+{
+    const uint64_t ones = 0x0101010101010101u, pat = ones * d;
+    for (int k = 0; k < 8 && end - p >= 8; k++) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w ^= pat;
+        uint64_t t = (w - ones) & ~w & (ones << 7);
+        if (t)
+            return p + (__builtin_ctzll(t) >> 3);
+        p += 8;
+    }
+    return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
+}
+
+#endif
