@@ -129,8 +129,10 @@ static uint64_t parse_size(const char *s)
     char mant[32];
     size_t len = (size_t)(e - s);
     uint64_t m, x;
-    if (len == 0 || len >= sizeof mant)
+    if (len == 0 || len >= sizeof mant) {
         cli_die(CLI_USAGE, "invalid size: '%s'", s);
+        return 0; /* not reached (for static analysers) */
+    }
     memcpy(mant, s, len);
     mant[len] = '\0';
     if (cli_parse_u64(mant, &m) != 0 || cli_parse_u64(e + 1, &x) != 0 ||
@@ -383,8 +385,10 @@ static void write_svg(const char *file, cell (*res)[MAXN], const size_t *sizes,
                 ylo = y < ylo ? y : ylo;
                 yhi = y > yhi ? y : yhi;
             }
-    if (xhi == 0)
+    if (xhi == 0 || xlo <= 0 || ylo <= 0) {
         cli_die(CLI_FAIL, "%s: nothing measured to draw", file);
+        return; /* not reached */
+    }
     double lx0 = floor(log10(xlo)), lx1 = ceil(log10(xhi));
     double ly0 = floor(log10(ylo)), ly1 = ceil(log10(yhi));
     if (lx1 <= lx0)
@@ -396,8 +400,10 @@ static void write_svg(const char *file, cell (*res)[MAXN], const size_t *sizes,
     if (snprintf(tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
         cli_die(CLI_FAIL, "%s: name too long", file);
     FILE *f = fopen(tmp, "w");
-    if (f == NULL)
+    if (f == NULL) {
         cli_die(CLI_FAIL, "%s: %s", tmp, strerror(errno));
+        return; /* not reached */
+    }
 #define PX(x) (L + (log10(x) - lx0) / (lx1 - lx0) * (W - L - R))
 #define PY(y) (H - B - (log10(y) - ly0) / (ly1 - ly0) * (H - T - B))
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -562,8 +568,10 @@ int cmd_bench(int argc, char **argv)
     for (char *tok = strtok(rngs_arg, ","); tok; tok = strtok(NULL, ",")) {
         if (fs_rng_find(tok) == NULL)
             cli_die(CLI_USAGE, "unknown generator: '%s'", tok);
-        if (nrng == 16)
+        if (nrng == 16) {
             cli_die(CLI_USAGE, "--rng: at most 16 generators");
+            break; /* not reached */
+        }
         rngs[nrng++] = tok;
     }
     if (nrng == 0)
