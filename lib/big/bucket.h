@@ -10,11 +10,14 @@
 /* FS_ALG_AUTO takes the bucket path when n * size >= this (16 MiB). */
 #define FS_BUCKET_MIN_BYTES ((size_t)16 << 20)
 /* Target bytes per bucket: fits the per-core L2 of current x86/ARM cores
- * with room for the source run (the shuffle of a bucket is inside-out from
- * scratch into the array). */
+ * (reached below the cap; at the cap buckets grow and live in L3). */
 #define FS_BUCKET_BYTES ((size_t)256 << 10)
-/* At most 2^FS_BUCKET_MAX_LOG2 buckets (scatter streams). */
-#define FS_BUCKET_MAX_LOG2 11
+/* At most 2^FS_BUCKET_MAX_LOG2 buckets (write heads of the in-place
+ * distribution).  Each head keeps a page of elements and a page of labels
+ * in use; with 2^11 heads the distribution ran 3x slower than with 2^9
+ * here (likely the TLB: 4096 live pages), 2^10 in between
+ * (docs/performance.md).  At n = 1e8 of 8 bytes: 512 buckets of 1.5 MiB. */
+#define FS_BUCKET_MAX_LOG2 9
 /* Elements per chunk: the unit of bucket-label generation. */
 #define FS_BUCKET_CHUNK ((size_t)1 << 20)
 
