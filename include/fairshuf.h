@@ -262,9 +262,10 @@ int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
 /* fs_shuffle() with up to `threads` threads (0 = one per online CPU):
  * the same choice by size and the same output for the same seed -- the
  * output never depends on `threads`.  Threads are used on the bucket
- * path (n * size >= 16 MiB): label counting, scatter and the per-bucket
- * shuffles are divided among them.  Errors as fs_shuffle(); the bucket
- * path needs n * size bytes of scratch (FS_ENOMEM, array untouched).
+ * path (n * size >= 16 MiB): label drawing and the per-bucket shuffles
+ * are divided among them (the in-place distribution between them runs in
+ * one thread).  Errors as fs_shuffle(); the bucket path works in place
+ * but needs 2 bytes per element for labels (FS_ENOMEM, array untouched).
  * docs/performance.md specifies the stream ("Stream of auto"). */
 int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);
