@@ -347,6 +347,10 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         threads = c > 0 ? (unsigned)c : 1;
     }
+    /* sizes no real array reaches, but the products below must not wrap */
+    if (n > SIZE_MAX / sizeof *p.lab ||
+        size > SIZE_MAX / (FS_BUCKET_SLOTS + 1))
+        return FS_ENOMEM;
     int mapped;
     p.lab = labels_alloc(n * sizeof *p.lab, &mapped);
     p.cnt = calloc(p.nchunks * p.B, sizeof *p.cnt);
