@@ -162,6 +162,12 @@ int fs_seed_to_u64(const char *seed, uint64_t *out);
  * SHA-256 of the string).  FS_ESEED if empty. */
 int fs_seed_to_key(const char *seed, uint8_t key[32]);
 
+/* Hex: lower-case encoding of n bytes into out (2n+1 bytes with the NUL),
+ * and strict decoding of exactly 2n hex digits (either case) into n bytes;
+ * FS_EINVAL when the text is not that. */
+void fs_hex_encode(const uint8_t *bytes, size_t n, char *out);
+int fs_hex_decode(const char *hex, uint8_t *bytes, size_t n);
+
 /* Fills buf with n bytes from the operating system (getrandom).  Never
  * falls back to anything weaker.  FS_ERANDOM if the OS refuses. */
 int fs_os_random(void *buf, size_t n);

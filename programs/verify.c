@@ -370,10 +370,15 @@ int cmd_verify(int argc, char **argv)
         r->tests = tests;
         verify_read_input(r, input, have_n ? (unsigned)n : 0);
     } else if (all) {
-        size_t na;
-        const fs_algorithm_info *list = fs_algorithm_list(&na);
+        /* auto (what fs_shuffle() does) first, then every named one */
+        size_t nl, na = 0;
+        const fs_algorithm_info *list = fs_algorithm_list(&nl);
+        const fs_algorithm_info *algs[FS_ALG_COUNT + 1];
+        algs[na++] = fs_algorithm_find("auto");
+        for (size_t i = 0; i < nl; i++)
+            algs[na++] = &list[i];
         for (size_t i = 0; i < na; i++) {
-            const fs_algorithm_info *a = &list[i];
+            const fs_algorithm_info *a = algs[i];
             int expect = a->fair ? EXPECT_FAIR : EXPECT_BIASED;
             plan_run(add_run(&rep), a->name, expect, a->cyclic, (unsigned)n,
                      trials, tests, seed, 1);
@@ -383,7 +388,7 @@ int cmd_verify(int argc, char **argv)
          * n=2000 for every algorithm that is not quadratic. */
         if (!have_n)
             for (size_t i = 0; i < na; i++) {
-                const fs_algorithm_info *a = &list[i];
+                const fs_algorithm_info *a = algs[i];
                 if (a->quadratic || a->cyclic)
                     continue;
                 unsigned t = (tests & (FS_TEST_POSITION | FS_TEST_INVERSIONS |

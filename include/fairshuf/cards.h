@@ -368,11 +368,8 @@ int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
                   fs_dealer *d, const char *client_seed, uint64_t nonce,
                   const fs_card *claimed, size_t n, int *verdict);
 
-/* Hex helpers: lower-case encoding (2n+1 bytes with NUL) and strict
- * decoding of exactly 2n hex digits (either case).  Decode returns
- * FS_EINVAL when the text is not that. */
-void fs_hex_encode(const uint8_t *bytes, size_t n, char *out);
-int fs_hex_decode(const char *hex, uint8_t *bytes, size_t n);
+/* Seeds and commitments travel as hex: fs_hex_encode() and
+ * fs_hex_decode() are in <fairshuf.h>. */
 
 /* ------------------------------------------------------------------------
  * The 1999 ASF poker shuffle and the attack on it (docs/cards.md)

@@ -2,6 +2,7 @@
 #ifndef FS_LINES_ENGINE_H
 #define FS_LINES_ENGINE_H
 
+#include <stdlib.h>
 #include "fairshuf/lines.h"
 #include "internal.h"
 
@@ -72,6 +73,18 @@ static inline const unsigned char *fs__delim(const unsigned char *p,
         p += 8;
     }
     return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
+}
+
+/* Doubles a read buffer when a single record fills it.  FS_ENOMEM leaves
+ * *buf and *cap as they were (the caller still frees *buf). */
+static inline int fs__grow_buf(unsigned char **buf, size_t *cap)
+{
+    unsigned char *nb = realloc(*buf, *cap * 2);
+    if (nb == NULL)
+        return FS_ENOMEM;
+    *buf = nb;
+    *cap *= 2;
+    return FS_OK;
 }
 
 #endif

@@ -226,15 +226,9 @@ static int split_bucket(spill *sp, bucketset *bs, int b)
     if (rc == FS_OK && lseek(bs->fd[b], 0, SEEK_SET) < 0)
         rc = temp_error(sp, errno);
     while (rc == FS_OK) {
-        if (len == cap) { /* one record larger than the buffer */
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                rc = FS_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+        /* one record larger than the buffer: grow it */
+        if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
+            break;
         size_t got;
         if (read_some(bs->fd[b], buf + len, cap - len, &got) != FS_OK) {
             rc = temp_error(sp, errno);
@@ -361,15 +355,8 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     }
     uint64_t total = 0;
     while (rc == FS_OK && fd >= 0) {
-        if (len == cap) {
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                rc = FS_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+        if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
+            break;
         size_t got;
         if (read_some(fd, buf + len, cap - len, &got) != FS_OK) {
             w->res->where = FS_LINES_INPUT;

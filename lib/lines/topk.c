@@ -141,15 +141,9 @@ int fs__topk_run(int fd, fs__writer *w)
     int rc = (t.scratch && buf) ? FS_OK : FS_ENOMEM;
     uint64_t total = 0;
     while (rc == FS_OK) {
-        if (len == cap) { /* a line longer than the buffer */
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                rc = FS_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+        /* a line longer than the buffer: grow it */
+        if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
+            break;
         ssize_t r = read(fd, buf + len, cap - len);
         if (r < 0) {
             if (errno == EINTR)

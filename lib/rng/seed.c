@@ -23,32 +23,13 @@ int fs_os_random(void *buf, size_t n)
     return FS_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int fs_seed_to_key(const char *seed, uint8_t key[32])
 {
     if (seed == NULL || seed[0] == '\0')
         return FS_ESEED;
-    size_t len = strlen(seed);
-    int hex = len == 64;
-    for (size_t i = 0; hex && i < 64; i++)
-        hex = hexval((unsigned char)seed[i]) >= 0;
-    if (hex) {
-        for (size_t i = 0; i < 32; i++)
-            key[i] = (uint8_t)(hexval((unsigned char)seed[2 * i]) << 4 |
-                               hexval((unsigned char)seed[2 * i + 1]));
+    if (fs_hex_decode(seed, key, 32) == FS_OK) /* 64 hex digits: the key */
         return FS_OK;
-    }
-    crypto_hash_sha256(key, (const unsigned char *)seed, len);
+    crypto_hash_sha256(key, (const unsigned char *)seed, strlen(seed));
     return FS_OK;
 }
 

@@ -43,7 +43,7 @@ setup() {
 }
 
 @test "perm: golden outputs of every algorithm (stream version 1)" {
-    for a in durstenfeld inside-out fisher-yates sattolo rejection sort-key naive-swap swap-any mod-bias asf-1999 random-comparator; do
+    for a in auto durstenfeld inside-out fisher-yates sattolo rejection sort-key naive-swap swap-any mod-bias asf-1999 random-comparator; do
         echo "== $a"; "$B" perm 12 --count=3 --seed=golden --algorithm=$a
     done > "$BATS_TEST_TMPDIR/perm.txt"
     diff -u "$GOLDEN/perm-algorithms.txt" "$BATS_TEST_TMPDIR/perm.txt"
