@@ -212,7 +212,7 @@ typedef enum fs_algorithm {
     FS_ALG_SATTOLO,       /* uniform over the (n-1)! single cycles only */
     FS_ALG_REJECTION,     /* random empty slot, retry if taken: O(n log n) */
     FS_ALG_SORT_KEY,      /* sort by random 64-bit keys, ties re-drawn */
-    FS_ALG_BUCKET,        /* cache-friendly scatter shuffle for large n */
+    FS_ALG_BUCKET,        /* in-place bucket shuffle for large n */
     /* Negative controls: deliberately biased, for demonstration and to
      * prove that the statistical tests have power.  Never for real use. */
     FS_ALG_NAIVE_SWAP,    /* swap two random positions r%1023 times */

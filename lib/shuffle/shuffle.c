@@ -27,7 +27,7 @@ static const struct {
       "sort by random 64-bit keys, ties re-drawn; O(n log n); fair", 1, 0, 0},
      fs__sort_key},
     {{FS_ALG_BUCKET, "bucket",
-      "cache-friendly scatter shuffle for large arrays; fair", 1, 0, 0},
+      "in-place bucket shuffle for large arrays, cache-friendly; fair", 1, 0, 0},
      fs__bucket},
     {{FS_ALG_NAIVE_SWAP, "naive-swap",
       "NEGATIVE CONTROL: swap two random positions r%1023 times (post 001)",
