@@ -25,6 +25,12 @@
  *     shared between threads without a lock; distinct generators are
  *     independent.  The default generator is per thread.
  *
+ * Products have their own headers, each including this one:
+ *   <fairshuf/lines.h>  line shuffling, GNU shuf compatible, out of core
+ *   <fairshuf/cards.h>  cards, tiles, game presets, provably-fair dealing,
+ *                       the 1999 ASF shuffle and the attack on it
+ *   <fairshuf/stats.h>  fairness tests, p-values, multiple-testing rule
+ *
  * Link with -lfairshuf (pkg-config fairshuf); it depends on libsodium.
  */
 #ifndef FAIRSHUF_H
@@ -98,8 +104,8 @@ const char *fs_strerror(int status);
  *     successive splitmix64 outputs from that integer; pcg64 uses it as
  *     initstate with initseq 54 (pcg-c's check-pcg64 stream).
  *   An empty seed is FS_ESEED.
- *   Only chacha20 may be seeded from the OS; other generators with a NULL
- *   seed take a 64-bit seed from the OS (never from time or pid).
+ *   With a NULL seed, chacha20 takes a 256-bit key from the OS; the other
+ *   generators take a 64-bit seed from the OS (never time or pid).
  * ---------------------------------------------------------------------- */
 typedef struct fs_rng fs_rng;
 
@@ -239,9 +245,12 @@ const fs_algorithm_info *fs_algorithm_list(size_t *count);
 const fs_algorithm_info *fs_algorithm_find(const char *name);
 
 /* Shuffles in place with the library's choice for n (Durstenfeld with
- * batched bounded draws in cache, the bucket shuffle beyond).  Uniform.
- * Errors: FS_EINVAL (base NULL with n > 0, size 0), FS_ENOMEM (bucket
- * path), the generator's sticky error.  n = 0 and 1 draw nothing. */
+ * batched bounded draws below 16 MiB of data, the in-place bucket shuffle
+ * from there; fixed rule, so a seed gives the same output everywhere).
+ * Uniform.  O(n) expected.  Errors: FS_EINVAL (base NULL with n > 0, size
+ * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (bucket path: 2 bytes per
+ * element of labels), the generator's sticky error.  n = 0 and 1 draw
+ * nothing. */
 int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* Shuffles in place with a named algorithm.  Same errors; algorithms that
