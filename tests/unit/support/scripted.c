@@ -114,3 +114,25 @@ fs_rng *seeded(const char *name, const char *seed)
     assert_int_equal(fs_rng_new(&rng, name, seed), FS_OK);
     return rng;
 }
+
+double perm_chi2(fs_algorithm alg, unsigned n, unsigned trials,
+                 const char *rng_name, const char *seed)
+{
+    uint64_t f = factorial(n);
+    uint64_t *count = calloc(f, sizeof *count);
+    assert_non_null(count);
+    fs_rng *rng = seeded(rng_name, seed);
+    for (unsigned t = 0; t < trials; t++) {
+        uint64_t a[8];
+        for (unsigned i = 0; i < n; i++)
+            a[i] = i;
+        assert_int_equal(fs_shuffle_with(alg, a, n, 8, rng), FS_OK);
+        count[perm_rank(a, n)]++;
+    }
+    double e = (double)trials / (double)f, x2 = 0;
+    for (uint64_t r = 0; r < f; r++)
+        x2 += ((double)count[r] - e) * ((double)count[r] - e) / e;
+    fs_rng_free(rng);
+    free(count);
+    return x2;
+}

@@ -27,6 +27,11 @@ uint32_t word_for_scaled32(uint32_t j, uint32_t n);
 uint64_t perm_rank(const uint64_t *p, size_t n);
 uint64_t factorial(unsigned n);
 
+/* Pearson chi-square of the n! orders (n <= 8) over `trials` shuffles of
+ * 0..n-1 by alg, with a generator seeded (rng_name, seed). */
+double perm_chi2(fs_algorithm alg, unsigned n, unsigned trials,
+                 const char *rng_name, const char *seed);
+
 /* Fixed-seed generator by name; fails the test on error. */
 fs_rng *seeded(const char *name, const char *seed);
 
