@@ -87,4 +87,58 @@ static inline int fs__grow_buf(unsigned char **buf, size_t *cap)
     return FS_OK;
 }
 
+/* Makes room for `need` bytes in *buf (capacity *cap), doubling from 4 KiB.
+ * FS_ENOMEM leaves *buf and *cap as they were. */
+static inline int fs__reserve(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return FS_OK;
+    size_t nc = *cap ? *cap : 4096;
+    while (nc < need)
+        nc *= 2;
+    unsigned char *nb = realloc(*buf, nc);
+    if (nb == NULL)
+        return FS_ENOMEM;
+    *buf = nb;
+    *cap = nc;
+    return FS_OK;
+}
+
+/* The intake of the streaming paths (spill.c, topk.c): the first
+ * `header_left` lines are kept aside, unshuffled; every other line is
+ * numbered and gets its key, level 0, from a window of 512 keys refilled
+ * in line order (fs_lines_keys). */
+typedef struct fs__intake {
+    const uint8_t *key;     /* K of the keyed order */
+    uint64_t next;          /* index of the next shuffled line */
+    uint64_t header_left;
+    unsigned char *hdr;     /* the kept header lines */
+    size_t hdr_len, hdr_cap;
+    uint64_t keys[512];
+    size_t kpos, kend;
+} fs__intake;
+
+/* Takes one line p[0..l) with its delimiter.  Returns 1 if it went to the
+ * header, 0 if it is to be shuffled (*key, *idx set), or FS_ENOMEM. */
+static inline int fs__intake_line(fs__intake *in, const unsigned char *p,
+                                  size_t l, uint64_t *key, uint64_t *idx)
+{
+    if (in->header_left > 0) {
+        in->header_left--;
+        if (fs__reserve(&in->hdr, &in->hdr_cap, in->hdr_len + l) != FS_OK)
+            return FS_ENOMEM;
+        memcpy(in->hdr + in->hdr_len, p, l);
+        in->hdr_len += l;
+        return 1;
+    }
+    if (in->kpos == in->kend) {
+        fs_lines_keys(in->key, in->next, 0, in->keys, 512);
+        in->kpos = 0;
+        in->kend = 512;
+    }
+    *key = in->keys[in->kpos++];
+    *idx = in->next++;
+    return 0;
+}
+
 #endif

@@ -31,12 +31,7 @@ typedef struct spill {
     const fs_lines_config *c;
     size_t budget;      /* for a loaded bucket: bytes + sort overhead */
     const char *dir;
-    uint64_t next;      /* index of the next shuffled line */
-    uint64_t header_left;
-    unsigned char *hdr; /* the kept header lines */
-    size_t hdr_len, hdr_cap;
-    uint64_t keys[512];
-    size_t kpos, kend;
+    fs__intake in;      /* header lines, line numbers and keys */
 } spill;
 
 static int temp_error(spill *sp, int e)
@@ -158,27 +153,11 @@ static int bs_finish(spill *sp, bucketset *bs)
 static int take_line(spill *sp, bucketset *bs, const unsigned char *p,
                      size_t l)
 {
-    if (sp->header_left > 0) {
-        sp->header_left--;
-        if (sp->hdr_len + l > sp->hdr_cap) {
-            size_t nc = (sp->hdr_cap + l) * 2;
-            unsigned char *nh = realloc(sp->hdr, nc);
-            if (nh == NULL)
-                return FS_ENOMEM;
-            sp->hdr = nh;
-            sp->hdr_cap = nc;
-        }
-        memcpy(sp->hdr + sp->hdr_len, p, l);
-        sp->hdr_len += l;
-        return FS_OK;
-    }
-    if (sp->kpos == sp->kend) {
-        fs_lines_keys(sp->c->key, sp->next, 0, sp->keys, 512);
-        sp->kpos = 0;
-        sp->kend = 512;
-    }
-    uint64_t key = sp->keys[sp->kpos++];
-    return bs_add(sp, bs, key, sp->next++, p, l);
+    uint64_t key, idx;
+    int rc = fs__intake_line(&sp->in, p, l, &key, &idx);
+    if (rc != 0)
+        return rc > 0 ? FS_OK : rc;
+    return bs_add(sp, bs, key, idx, p, l);
 }
 
 /* Feeds the complete lines of buf[0..len); returns how many bytes. */
@@ -323,7 +302,8 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     sp.dir = c->tmpdir ? c->tmpdir : getenv("TMPDIR");
     if (sp.dir == NULL || *sp.dir == '\0')
         sp.dir = "/tmp";
-    sp.header_left = c->header;
+    sp.in.header_left = c->header;
+    sp.in.key = c->key;
     w->res->depth = 1;
 
     size_t bsz = memory / 4 / NB;
@@ -389,16 +369,16 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     free(buf);
     if (rc == FS_OK)
         rc = bs_finish(&sp, &top);
-    w->res->lines = sp.next;
-    w->total = w->left < sp.next ? w->left : sp.next;
+    w->res->lines = sp.in.next;
+    w->total = w->left < sp.in.next ? w->left : sp.in.next;
     /* All input is read: only now may the output be opened. */
     if (rc == FS_OK)
         rc = fs__writer_open(w);
-    if (rc == FS_OK && sp.hdr_len)
-        rc = fs__writer_put(w, sp.hdr, sp.hdr_len);
+    if (rc == FS_OK && sp.in.hdr_len)
+        rc = fs__writer_put(w, sp.in.hdr, sp.in.hdr_len);
     if (rc == FS_OK)
         rc = process(&sp, &top);
     bs_free(&top);
-    free(sp.hdr);
+    free(sp.in.hdr);
     return rc;
 }

@@ -13,30 +13,12 @@
 typedef struct topk {
     fs__writer *w;
     const fs_lines_config *c;
-    uint64_t k, next, header_left, threshold, kept;
+    uint64_t k, threshold, kept;
     unsigned char *rec;   /* kept records */
     size_t len, cap;
-    unsigned char *hdr;
-    size_t hdr_len, hdr_cap;
     uint64_t *scratch;
-    uint64_t keys[512];
-    size_t kpos, kend;
+    fs__intake in;        /* header lines, line numbers and keys */
 } topk;
-
-static int grow(unsigned char **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return FS_OK;
-    size_t nc = *cap ? *cap : 4096;
-    while (nc < need)
-        nc *= 2;
-    unsigned char *np = realloc(*p, nc);
-    if (np == NULL)
-        return FS_ENOMEM;
-    *p = np;
-    *cap = nc;
-    return FS_OK;
-}
 
 /* The k-th smallest (0-based) of a[0..n): quickselect with a three-way
  * partition (keys are random, so the middle element is a fine pivot). */
@@ -97,24 +79,14 @@ static int compact(topk *t)
 
 static int take(topk *t, const unsigned char *p, size_t l)
 {
-    int rc;
-    if (t->header_left > 0) {
-        t->header_left--;
-        if ((rc = grow(&t->hdr, &t->hdr_cap, t->hdr_len + l)) != FS_OK)
-            return rc;
-        memcpy(t->hdr + t->hdr_len, p, l);
-        t->hdr_len += l;
-        return FS_OK;
-    }
-    if (t->kpos == t->kend) {
-        fs_lines_keys(t->c->key, t->next, 0, t->keys, 512);
-        t->kpos = 0;
-        t->kend = 512;
-    }
-    uint64_t key = t->keys[t->kpos++], idx = t->next++;
+    uint64_t key, idx;
+    int rc = fs__intake_line(&t->in, p, l, &key, &idx);
+    if (rc != 0)
+        return rc > 0 ? FS_OK : rc;
     if (key > t->threshold)
         return FS_OK;
-    if ((rc = grow(&t->rec, &t->cap, t->len + FS__REC_HDR + l)) != FS_OK)
+    rc = fs__reserve(&t->rec, &t->cap, t->len + FS__REC_HDR + l);
+    if (rc != FS_OK)
         return rc;
     memcpy(t->rec + t->len, &key, 8);
     memcpy(t->rec + t->len + 8, &idx, 8);
@@ -133,7 +105,8 @@ int fs__topk_run(int fd, fs__writer *w)
     t.w = w;
     t.c = c;
     t.k = c->head;
-    t.header_left = c->header;
+    t.in.header_left = c->header;
+    t.in.key = c->key;
     t.threshold = UINT64_MAX;
     t.scratch = malloc((size_t)(2 * t.k + 4096) * sizeof *t.scratch);
     size_t cap = 1u << 20, len = 0;
@@ -185,16 +158,16 @@ int fs__topk_run(int fd, fs__writer *w)
         }
     }
     free(buf);
-    w->res->lines = t.next;
-    w->total = w->left < t.next ? w->left : t.next;
+    w->res->lines = t.in.next;
+    w->total = w->left < t.in.next ? w->left : t.in.next;
     if (rc == FS_OK)
         rc = fs__writer_open(w); /* all input read */
-    if (rc == FS_OK && t.hdr_len)
-        rc = fs__writer_put(w, t.hdr, t.hdr_len);
+    if (rc == FS_OK && t.in.hdr_len)
+        rc = fs__writer_put(w, t.in.hdr, t.in.hdr_len);
     if (rc == FS_OK)
         rc = fs__sort_emit(t.rec, t.len, t.kept, 1, 0, 0, w);
     free(t.rec);
-    free(t.hdr);
+    free(t.in.hdr);
     free(t.scratch);
     return rc;
 }
