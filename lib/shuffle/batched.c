@@ -20,6 +20,28 @@
 #define LIMIT_5 (UINT64_C(1) << 10)
 #define LIMIT_6 0
 
+/* The next word of the stream into lo, with the read pointer p and end e
+ * of w's buffer held in locals by the caller (refilled through w). */
+#define NEXT_WORD(lo, p, e, w)                                            \
+    do {                                                                  \
+        if (FS_LIKELY((p) < (e))) {                                       \
+            memcpy(&(lo), (p), 8);                                        \
+            (p) += 8;                                                     \
+        } else {                                                          \
+            (w)->p = (p);                                                 \
+            (lo) = fs__wsrc_u64(w);                                       \
+            (p) = (w)->p;                                                 \
+            (e) = (w)->e;                                                 \
+        }                                                                 \
+    } while (0)
+
+/* Lemire's acceptance on the product: a batch whose final low word is
+ * below 2^64 mod prod is redrawn -- unless the generator has failed, whose
+ * zeros would be rejected forever (the caller reports its error). */
+#define REJECTED(lo, prod, w)                                             \
+    (FS_UNLIKELY((lo) < (prod)) && (lo) < fs__lemire_threshold64(prod) && \
+     (w)->rng->error == FS_OK)
+
 /* Descending: for i = n-1 down to 1 in batches of k = fs__batch_k(i+1)
  * (capped at i), bounds i+1, i, ..., i+2-k; digit t swaps a[i-t] with
  * a[j_t].
@@ -37,25 +59,15 @@
             FS_UNROLL                                                     \
             for (unsigned t = 1; t < (K); t++)                            \
                 prod *= b - t;                                            \
-            if (FS_LIKELY(p < e)) {                                       \
-                memcpy(&lo, p, 8);                                        \
-                p += 8;                                                   \
-            } else {                                                      \
-                w->p = p;                                                 \
-                lo = fs__wsrc_u64(w);                                     \
-                p = w->p;                                                 \
-                e = w->e;                                                 \
-            }                                                             \
+            NEXT_WORD(lo, p, e, w);                                       \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
                 j[t] = (uint64_t)(m >> 64);                               \
                 lo = (uint64_t)m;                                         \
             }                                                             \
-            if (FS_UNLIKELY(lo < prod) &&                                 \
-                lo < fs__lemire_threshold64(prod) &&                      \
-                w->rng->error == FS_OK) /* a failed rng: stop */          \
-                continue; /* rejected: redraw the whole batch */          \
+            if (REJECTED(lo, prod, w))                                    \
+                continue; /* redraw the whole batch */                    \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 T tmp = a[i - t];                                         \
@@ -153,25 +165,15 @@ void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
             FS_UNROLL                                                     \
             for (unsigned t = 1; t < (K); t++)                            \
                 prod *= b + t;                                            \
-            if (FS_LIKELY(p < e)) {                                       \
-                memcpy(&lo, p, 8);                                        \
-                p += 8;                                                   \
-            } else {                                                      \
-                w->p = p;                                                 \
-                lo = fs__wsrc_u64(w);                                     \
-                p = w->p;                                                 \
-                e = w->e;                                                 \
-            }                                                             \
+            NEXT_WORD(lo, p, e, w);                                       \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 fs_u128 m = (fs_u128)lo * (uint64_t)(b + t);              \
                 j[t] = (uint64_t)(m >> 64);                               \
                 lo = (uint64_t)m;                                         \
             }                                                             \
-            if (FS_UNLIKELY(lo < prod) &&                                 \
-                lo < fs__lemire_threshold64(prod) &&                      \
-                w->rng->error == FS_OK) /* a failed rng: stop */          \
-                continue;                                                 \
+            if (REJECTED(lo, prod, w))                                    \
+                continue; /* redraw the whole batch */                    \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 d[i + t] = d[j[t]];                                       \
