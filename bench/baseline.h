@@ -16,7 +16,7 @@
 #define BASELINE_COMPILER "gcc " __VERSION__
 #endif
 
-static double baseline_now_ns(void)
+static inline double baseline_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -24,7 +24,7 @@ static double baseline_now_ns(void)
 }
 
 /* VmHWM of this process in KiB (0 if unknown). */
-static long baseline_peak_kib(void)
+static inline long baseline_peak_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -38,7 +38,7 @@ static long baseline_peak_kib(void)
     return kib;
 }
 
-static int baseline_args(int argc, char **argv, size_t *n, double *min_ns)
+static inline int baseline_args(int argc, char **argv, size_t *n, double *min_ns)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: %s N MIN_MS\n", argv[0]);

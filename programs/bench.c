@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench/baseline.h" /* timing and peak RSS, as the baselines */
 #include "cli.h"
 
 #ifdef __clang__
@@ -87,13 +88,6 @@ static size_t nseries;
 static char helper_dir[PATH_MAX];
 static char helper_compiler[128];
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void reset_peak(void)
 {
     int fd = open("/proc/self/clear_refs", O_WRONLY);
@@ -103,20 +97,6 @@ static void reset_peak(void)
         }
         close(fd);
     }
-}
-
-static double peak_mib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = 0;
-    if (f == NULL)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return (double)kib / 1024.0;
 }
 
 /* 54, 100000 or 1e5. */
@@ -260,7 +240,7 @@ static int run_local(const series *s, size_t n, double min_ms, double *ns,
         cli_check(fs_rng_new(&rng, s->rng, "bench"), s->rng);
     else
         memset(b, 0, n * sizeof *b); /* fault the pages in, as `a` is */
-    double min_ns = min_ms * 1e6, t0 = now_ns(), t = t0;
+    double min_ns = min_ms * 1e6, t0 = baseline_now_ns(), t = t0;
     size_t reps = 0;
     do {
         switch (s->kind) {
@@ -279,10 +259,10 @@ static int run_local(const series *s, size_t n, double min_ms, double *ns,
             break;
         }
         reps++;
-    } while (rc == FS_OK && (t = now_ns()) - t0 < min_ns);
+    } while (rc == FS_OK && (t = baseline_now_ns()) - t0 < min_ns);
     cli_check(rc, s->impl);
     *ns = (t - t0) / ((double)reps * (double)n);
-    *peak = peak_mib();
+    *peak = (double)baseline_peak_kib() / 1024.0;
     fs_rng_free(rng);
     free(a);
     free(b);
