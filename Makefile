@@ -54,6 +54,9 @@ help:
 setup:
 	@scripts/setup.sh
 
+# The library exports only what the headers mark FS_API.
+$(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
+
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -43,6 +43,15 @@
 extern "C" {
 #endif
 
+/* Marks the public API: libfairshuf.so is built with -fvisibility=hidden and
+ * exports exactly the functions declared with FS_API in these headers
+ * (tests/cli/abi.bats compares `nm -D` with them). */
+#if defined(__GNUC__) || defined(__clang__)
+#define FS_API __attribute__((visibility("default")))
+#else
+#define FS_API
+#endif
+
 #define FS_VERSION_MAJOR 0
 #define FS_VERSION_MINOR 1
 #define FS_VERSION_PATCH 0
@@ -52,7 +61,7 @@ extern "C" {
 #define FS_STREAM_VERSION 1
 
 /* Version of the library actually linked (may differ from the header). */
-const char *fs_version(void);
+FS_API const char *fs_version(void);
 
 /* ------------------------------------------------------------------------
  * Errors
@@ -72,7 +81,7 @@ typedef enum fs_status {
 
 /* A short English description of an fs_status ("invalid argument"...).
  * Never NULL; unknown codes give "unknown error". */
-const char *fs_strerror(int status);
+FS_API const char *fs_strerror(int status);
 
 /* ------------------------------------------------------------------------
  * Generators
@@ -120,10 +129,10 @@ typedef struct fs_rng_info {
 } fs_rng_info;
 
 /* All generators, default first.  *count receives their number. */
-const fs_rng_info *fs_rng_list(size_t *count);
+FS_API const fs_rng_info *fs_rng_list(size_t *count);
 
 /* Looks a generator up by name; NULL if unknown. */
-const fs_rng_info *fs_rng_find(const char *name);
+FS_API const fs_rng_info *fs_rng_find(const char *name);
 
 /* Creates a generator.  name NULL means "chacha20".  seed as above.
  * Errors: FS_ENOTFOUND (name), FS_ESEED (seed), FS_ENOMEM,
@@ -133,50 +142,50 @@ const fs_rng_info *fs_rng_find(const char *name);
  * re-keyed from the OS on the child's first draw); it also erases each
  * key after use (fast key erasure) and mixes in fresh OS entropy every
  * 1 MiB of output. */
-int fs_rng_new(fs_rng **out, const char *name, const char *seed);
+FS_API int fs_rng_new(fs_rng **out, const char *name, const char *seed);
 
 /* Frees a generator and wipes its state.  NULL is a no-op. */
-void fs_rng_free(fs_rng *rng);
+FS_API void fs_rng_free(fs_rng *rng);
 
 /* This thread's default generator (OS-keyed chacha20), created on first
  * use and freed at thread exit.  NULL if the OS refused randomness. */
-fs_rng *fs_rng_default(void);
+FS_API fs_rng *fs_rng_default(void);
 
 /* The info of a generator (never NULL for a valid rng). */
-const fs_rng_info *fs_rng_info_of(const fs_rng *rng);
+FS_API const fs_rng_info *fs_rng_info_of(const fs_rng *rng);
 
 /* The sticky error of a generator: FS_OK, or why its output is not to be
  * trusted (FS_ERANDOM, FS_EEOF, FS_EINVAL from fs_below(.., 0)). */
-int fs_rng_error(const fs_rng *rng);
+FS_API int fs_rng_error(const fs_rng *rng);
 
 /* Sets the sticky error (used by sources that run dry; rarely needed). */
-void fs_rng_set_error(fs_rng *rng, int status);
+FS_API void fs_rng_set_error(fs_rng *rng, int status);
 
 /* Next 64 / 32 bits of the stream, uniform over all values (for a sound
  * generator).  O(1) amortised. */
-uint64_t fs_rng_u64(fs_rng *rng);
-uint32_t fs_rng_u32(fs_rng *rng);
+FS_API uint64_t fs_rng_u64(fs_rng *rng);
+FS_API uint32_t fs_rng_u32(fs_rng *rng);
 
 /* Next n bytes of the stream into buf. */
-void fs_rng_bytes(fs_rng *rng, void *buf, size_t n);
+FS_API void fs_rng_bytes(fs_rng *rng, void *buf, size_t n);
 
 /* Parses a seed string into the 64-bit integer an integer-seeded generator
  * uses (decimal as is, else SHA-256 as above).  FS_ESEED if empty. */
-int fs_seed_to_u64(const char *seed, uint64_t *out);
+FS_API int fs_seed_to_u64(const char *seed, uint64_t *out);
 
 /* Parses a seed string into a 256-bit key (64 hex digits as is, else
  * SHA-256 of the string).  FS_ESEED if empty. */
-int fs_seed_to_key(const char *seed, uint8_t key[32]);
+FS_API int fs_seed_to_key(const char *seed, uint8_t key[32]);
 
 /* Hex: lower-case encoding of n bytes into out (2n+1 bytes with the NUL),
  * and strict decoding of exactly 2n hex digits (either case) into n bytes;
  * FS_EINVAL when the text is not that. */
-void fs_hex_encode(const uint8_t *bytes, size_t n, char *out);
-int fs_hex_decode(const char *hex, uint8_t *bytes, size_t n);
+FS_API void fs_hex_encode(const uint8_t *bytes, size_t n, char *out);
+FS_API int fs_hex_decode(const char *hex, uint8_t *bytes, size_t n);
 
 /* Fills buf with n bytes from the operating system (getrandom).  Never
  * falls back to anything weaker.  FS_ERANDOM if the OS refuses. */
-int fs_os_random(void *buf, size_t n);
+FS_API int fs_os_random(void *buf, size_t n);
 
 /* ------------------------------------------------------------------------
  * Bounded integers
@@ -187,10 +196,10 @@ int fs_os_random(void *buf, size_t n);
  * 64-bit word x iff the low half of x*n is >= 2^64 mod n; a division is
  * needed only when the low half is < n).  Expected draws < 2.
  * n == 0 sets the generator's sticky error to FS_EINVAL and returns 0. */
-uint64_t fs_below(fs_rng *rng, uint64_t n);
+FS_API uint64_t fs_below(fs_rng *rng, uint64_t n);
 
 /* The checked form: FS_EINVAL for n == 0, or the generator's sticky error. */
-int fs_uniform(fs_rng *rng, uint64_t n, uint64_t *out);
+FS_API int fs_uniform(fs_rng *rng, uint64_t n, uint64_t *out);
 
 /* Batched draws (Brackett-Rozinsky & Lemire 2024): k independent uniform
  * integers out[i] in [0, bounds[i]) from as few 64-bit words as possible.
@@ -198,7 +207,7 @@ int fs_uniform(fs_rng *rng, uint64_t n, uint64_t *out);
  * group is one Lemire draw on the product, decoded in mixed radix, so every
  * tuple of results is exactly equally likely.  Any bound 0 is FS_EINVAL.
  * Note: consumes the stream differently from k calls of fs_below(). */
-int fs_below_batch(fs_rng *rng, const uint64_t *bounds, uint64_t *out,
+FS_API int fs_below_batch(fs_rng *rng, const uint64_t *bounds, uint64_t *out,
                    size_t k);
 
 /* ------------------------------------------------------------------------
@@ -239,10 +248,10 @@ typedef struct fs_algorithm_info {
 } fs_algorithm_info;
 
 /* All algorithms (FS_ALG_AUTO excluded), fair ones first. */
-const fs_algorithm_info *fs_algorithm_list(size_t *count);
+FS_API const fs_algorithm_info *fs_algorithm_list(size_t *count);
 
 /* Looks an algorithm up by name ("auto" too); NULL if unknown. */
-const fs_algorithm_info *fs_algorithm_find(const char *name);
+FS_API const fs_algorithm_info *fs_algorithm_find(const char *name);
 
 /* Shuffles in place with the library's choice for n (Durstenfeld with
  * batched bounded draws below 16 MiB of data, the in-place bucket shuffle
@@ -251,28 +260,28 @@ const fs_algorithm_info *fs_algorithm_find(const char *name);
  * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (bucket path: 2 bytes per
  * element of labels), the generator's sticky error.  n = 0 and 1 draw
  * nothing. */
-int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
+FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* Shuffles in place with a named algorithm.  Same errors; algorithms that
  * need scratch memory (inside-out, fisher-yates, rejection, sort-key,
  * bucket, random-comparator) may return FS_ENOMEM. */
-int fs_shuffle_with(fs_algorithm alg, void *base, size_t n, size_t size,
+FS_API int fs_shuffle_with(fs_algorithm alg, void *base, size_t n, size_t size,
                     fs_rng *rng);
 
 /* Inside-out (Durstenfeld's copy form): writes a uniformly shuffled copy
  * of src to dst, src untouched.  dst and src must not overlap.  O(n). */
-int fs_shuffle_copy(void *dst, const void *src, size_t n, size_t size,
+FS_API int fs_shuffle_copy(void *dst, const void *src, size_t n, size_t size,
                     fs_rng *rng);
 
 /* Partial shuffle: afterwards base[0..k) holds the first k elements of a
  * uniform random permutation (uniform over ordered k-tuples), in O(k)
  * draws and swaps.  k > n is FS_EINVAL. */
-int fs_shuffle_partial(void *base, size_t n, size_t size, size_t k,
+FS_API int fs_shuffle_partial(void *base, size_t n, size_t size, size_t k,
                        fs_rng *rng);
 
 /* Sattolo's algorithm: a uniform random cyclic permutation (one cycle of
  * length n).  Not a uniform shuffle: fixed points never occur. */
-int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
+FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* fs_shuffle() with up to `threads` threads (0 = one per online CPU):
  * the same choice by size and the same output for the same seed -- the
@@ -282,7 +291,7 @@ int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
  * one thread).  Errors as fs_shuffle(); the bucket path works in place
  * but needs 2 bytes per element for labels (FS_ENOMEM, array untouched).
  * docs/performance.md specifies the stream ("Stream of auto"). */
-int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
+FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);
 
 /* ------------------------------------------------------------------------
@@ -293,7 +302,7 @@ int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
  * order (a uniform ordered k-tuple).  Uses a partial shuffle of an index
  * array when k is a large share of n, and Floyd's algorithm with a hash
  * set (O(k) memory, whatever n) otherwise.  k > n is FS_EINVAL. */
-int fs_sample(uint64_t n, size_t k, uint64_t *out, fs_rng *rng);
+FS_API int fs_sample(uint64_t n, size_t k, uint64_t *out, fs_rng *rng);
 
 /* Reservoir sampling (Algorithm R) of k items from a stream of unknown
  * length.  Call fs_reservoir_offer() once per item, in order; it returns
@@ -307,8 +316,8 @@ typedef struct fs_reservoir {
     fs_rng *rng;
 } fs_reservoir;
 
-void fs_reservoir_init(fs_reservoir *r, uint64_t k, fs_rng *rng);
-int64_t fs_reservoir_offer(fs_reservoir *r);
+FS_API void fs_reservoir_init(fs_reservoir *r, uint64_t k, fs_rng *rng);
+FS_API int64_t fs_reservoir_offer(fs_reservoir *r);
 
 #ifdef __cplusplus
 }

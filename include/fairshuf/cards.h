@@ -49,24 +49,24 @@ typedef uint32_t fs_card;
 #define FS_TILE_END (FS_TILE_BASE + 42u)
 
 /* 1 if c is one of the values above. */
-int fs_card_valid(fs_card c);
+FS_API int fs_card_valid(fs_card c);
 
 /* Rank 1..13 (A=1 ... K=13) of a standard card, 0 for jokers and tiles. */
-unsigned fs_card_rank(fs_card c);
+FS_API unsigned fs_card_rank(fs_card c);
 
 /* Suit 0..3 (s h d c) of a standard card, -1 for jokers and tiles. */
-int fs_card_suit(fs_card c);
+FS_API int fs_card_suit(fs_card c);
 
 /* The two-character code: "As", "Td", "9c", "BJ", "RJ", "1m", "7z", "8f".
  * Writes 3 bytes (with the NUL).  FS_EINVAL for an invalid card. */
-int fs_card_code(fs_card c, char out[3]);
+FS_API int fs_card_code(fs_card c, char out[3]);
 
 /* Parses a two-character code (exactly len == 2 bytes of s; the case must
  * be as printed: rank upper case, suit lower case).  The two notations
  * overlap ("2s" is the two of spades and the 2 of bamboo), so `tiles`
  * chooses: 0 reads cards and jokers, 1 reads tiles.  FS_EINVAL when it is
  * not a code of that kind.  O(1). */
-int fs_card_parse(const char *s, size_t len, int tiles, fs_card *out);
+FS_API int fs_card_parse(const char *s, size_t len, int tiles, fs_card *out);
 
 /* Display languages for fs_card_name(). */
 typedef enum fs_lang { FS_LANG_EN = 0, FS_LANG_ZH = 1 } fs_lang;
@@ -76,7 +76,7 @@ typedef enum fs_lang { FS_LANG_EN = 0, FS_LANG_ZH = 1 } fs_lang;
  * "黑桃A", "红桃10", "方块3", "梅花K", "小王", "大王", "一万", "五筒",
  * "九条", "东", "中", "春".  Returns the length, or FS_EINVAL (invalid card)
  * or FS_ERANGE (buf too small; cap >= 16 always suffices). */
-int fs_card_name(fs_card c, fs_lang lang, char *buf, size_t cap);
+FS_API int fs_card_name(fs_card c, fs_lang lang, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------
  * Decks
@@ -92,7 +92,7 @@ typedef enum fs_deck_kind {
 } fs_deck_kind;
 
 /* Cards in one deck of the kind (52, 54, 32, 36, 136, 144); 0 if unknown. */
-size_t fs_deck_size(fs_deck_kind kind);
+FS_API size_t fs_deck_size(fs_deck_kind kind);
 
 /* Writes `decks` copies of the deck in its fresh order into out: deck
  * after deck; within one: for each suit s, h, d, c the ranks A, 2..K
@@ -100,7 +100,7 @@ size_t fs_deck_size(fs_deck_kind kind);
  * 1m..9m 1p..9p 1s..9s 1z..7z, four times, then 1f..8f.  *n receives the
  * count.  Errors: FS_EINVAL (kind, decks == 0), FS_ERANGE (cap too small;
  * *n still receives the size needed).  O(n). */
-int fs_deck_fill(fs_card *out, size_t cap, fs_deck_kind kind,
+FS_API int fs_deck_fill(fs_card *out, size_t cap, fs_deck_kind kind,
                  unsigned decks, size_t *n);
 
 /* ------------------------------------------------------------------------
@@ -114,36 +114,36 @@ typedef struct fs_shoe {
 
 /* Creates a shoe holding `decks` decks in their fresh order.  Errors:
  * FS_EINVAL, FS_ENOMEM.  fs_shoe_free() releases it. */
-int fs_shoe_init(fs_shoe *s, fs_deck_kind kind, unsigned decks);
+FS_API int fs_shoe_init(fs_shoe *s, fs_deck_kind kind, unsigned decks);
 
 /* Creates a shoe from any cards (copied; n >= 1). */
-int fs_shoe_init_cards(fs_shoe *s, const fs_card *cards, size_t n);
+FS_API int fs_shoe_init_cards(fs_shoe *s, const fs_card *cards, size_t n);
 
-void fs_shoe_free(fs_shoe *s);
+FS_API void fs_shoe_free(fs_shoe *s);
 
 /* Gathers every card back in its fresh order and shuffles with `alg`
  * (FS_ALG_AUTO for the library's fastest fair choice) and rng (NULL: the
  * thread's default).  With a fair algorithm every order of the shoe is
  * equally likely (given an ideal generator).  Errors: as fs_shuffle_with.
  * O(n). */
-int fs_shoe_shuffle(fs_shoe *s, fs_algorithm alg, fs_rng *rng);
+FS_API int fs_shoe_shuffle(fs_shoe *s, fs_algorithm alg, fs_rng *rng);
 
 /* Deals the next k cards from the top into out (out may be NULL to look
  * away: that is burning).  FS_ERANGE if fewer than k remain (nothing is
  * dealt).  O(k). */
-int fs_shoe_deal(fs_shoe *s, fs_card *out, size_t k);
+FS_API int fs_shoe_deal(fs_shoe *s, fs_card *out, size_t k);
 
 /* Burns k cards: fs_shoe_deal(s, NULL, k). */
-int fs_shoe_burn(fs_shoe *s, size_t k);
+FS_API int fs_shoe_burn(fs_shoe *s, size_t k);
 
 /* Cuts what remains: the top `at` cards go to the bottom, in order.
  * 0 <= at <= fs_shoe_left(s), else FS_EINVAL.  A cut does not change the
  * distribution of a uniformly shuffled shoe.  O(n). */
-int fs_shoe_cut(fs_shoe *s, size_t at);
+FS_API int fs_shoe_cut(fs_shoe *s, size_t at);
 
 /* Cards still in the shoe; fs_shoe_peek gives them, top first. */
-size_t fs_shoe_left(const fs_shoe *s);
-const fs_card *fs_shoe_peek(const fs_shoe *s);
+FS_API size_t fs_shoe_left(const fs_shoe *s);
+FS_API const fs_card *fs_shoe_peek(const fs_shoe *s);
 
 /* ------------------------------------------------------------------------
  * Display orders: sorting a hand the way its players read it
@@ -160,11 +160,11 @@ typedef enum fs_order {
 
 /* Sort key of a card in an order (smaller first).  Any valid card has a
  * key in every order. */
-unsigned fs_card_key(fs_card c, fs_order order);
+FS_API unsigned fs_card_key(fs_card c, fs_order order);
 
 /* Sorts cards[0..n) by fs_card_key (stable; FS_ORDER_DEAL keeps them).
  * O(n^2) worst case, meant for hands (n <= a few dozen); no allocation. */
-void fs_cards_sort(fs_card *cards, size_t n, fs_order order);
+FS_API void fs_cards_sort(fs_card *cards, size_t n, fs_order order);
 
 /* ------------------------------------------------------------------------
  * Game presets
@@ -213,10 +213,10 @@ typedef struct fs_game {
 } fs_game;
 
 /* Every preset; *count receives their number. */
-const fs_game *fs_game_list(size_t *count);
+FS_API const fs_game *fs_game_list(size_t *count);
 
 /* Looks a preset up by name; NULL if unknown. */
-const fs_game *fs_game_find(const char *name);
+FS_API const fs_game *fs_game_find(const char *name);
 
 /* ------------------------------------------------------------------------
  * Dealing
@@ -264,7 +264,7 @@ typedef struct fs_dealer {
  * FS_EINVAL (game NULL, players outside [min, max], alg unknown),
  * FS_ERANGE (the parts need more cards than the decks hold, or more than
  * FS_DEAL_MAX_CARDS).  O(n). */
-int fs_dealer_init(fs_dealer *d, const fs_game *game, unsigned players,
+FS_API int fs_dealer_init(fs_dealer *d, const fs_game *game, unsigned players,
                    unsigned decks, fs_algorithm alg);
 
 /* Deals once: shuffles a fresh copy of the deck with the dealer's
@@ -272,16 +272,16 @@ int fs_dealer_init(fs_dealer *d, const fs_game *game, unsigned players,
  * fair algorithm each deal is uniform over all deals and independent of
  * the others (given an ideal generator).  Errors: as fs_shuffle_with.
  * O(n), no allocation. */
-int fs_dealer_deal(fs_dealer *d, fs_rng *rng, fs_deal *out);
+FS_API int fs_dealer_deal(fs_dealer *d, fs_rng *rng, fs_deal *out);
 
 /* Fills *out from a shoe order that is already shuffled (shoe[0..n) with
  * n = d->n): used by the provably-fair scheme and by the attack. */
-void fs_dealer_layout(const fs_dealer *d, const fs_card *shoe,
+FS_API void fs_dealer_layout(const fs_dealer *d, const fs_card *shoe,
                       fs_deal *out);
 
 /* The 0-based shoe position of card `index` of part `part` of the
  * dealer's layout (e.g. the flop of holdem), or -1 if out of range. */
-long fs_dealer_position(const fs_dealer *d, size_t part, size_t index);
+FS_API long fs_dealer_position(const fs_dealer *d, size_t part, size_t index);
 
 /* ------------------------------------------------------------------------
  * Entropy accounting
@@ -311,7 +311,7 @@ typedef struct fs_entropy {
 
 /* Accounts the dealer's game against a generator (rng NULL: chacha20).
  * Never fails for an initialised dealer.  O(n). */
-void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
+FS_API void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                      fs_entropy *out);
 
 /* A one-line English warning (no newline) when e->reach is
@@ -319,7 +319,7 @@ void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
  * has 2^89.6 distinct deals: at most 1 deal in 2^57.6 can ever be dealt".
  * Returns the length written (0 when there is nothing to warn about; buf
  * gets ""), FS_ERANGE when cap is too small (256 always suffices). */
-int fs_entropy_warning(const fs_entropy *e, const char *game,
+FS_API int fs_entropy_warning(const fs_entropy *e, const char *game,
                        const char *rng, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------
@@ -341,19 +341,19 @@ int fs_entropy_warning(const fs_entropy *e, const char *game,
 #define FS_FAIR_SCHEME "fairshuf-pf-1"
 
 /* 32 fresh bytes from the OS.  FS_ERANDOM if it refuses. */
-int fs_fair_server_seed(uint8_t seed[32]);
+FS_API int fs_fair_server_seed(uint8_t seed[32]);
 
 /* commitment = SHA-256(seed). */
-void fs_fair_commitment(const uint8_t seed[32], uint8_t out[32]);
+FS_API void fs_fair_commitment(const uint8_t seed[32], uint8_t out[32]);
 
 /* The per-deal key of the scheme.  client_seed: any NUL-free string
  * (may be empty).  FS_EINVAL for NULL arguments. */
-int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
+FS_API int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
                 const char *client_seed, uint64_t nonce, uint8_t key[32]);
 
 /* Deals by the scheme: key as above, pinned shuffle, the dealer's layout
  * (d's own algorithm is ignored).  Errors: FS_ENOMEM, FS_EINVAL. */
-int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
+FS_API int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
                  const char *client_seed, uint64_t nonce, fs_deal *out);
 
 /* Verdicts of fs_fair_check (bits; 0 = everything matches). */
@@ -364,7 +364,7 @@ enum { FS_FAIR_BAD_COMMITMENT = 1, FS_FAIR_BAD_DEAL = 2 };
  * in the order of fs_deal.cards, n of them) are exactly the deal the seeds
  * give; otherwise the bits above.  A claim of the wrong length is a
  * FS_FAIR_BAD_DEAL.  Returns FS_OK or an error as fs_fair_deal. */
-int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
+FS_API int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
                   fs_dealer *d, const char *client_seed, uint64_t nonce,
                   const fs_card *claimed, size_t n, int *verdict);
 
@@ -385,7 +385,7 @@ int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
 #define FS_ASF_SEEDS_PER_DAY 86400000u
 
 /* The ASF shoe for a seed, through the core (delphi + asf-1999). */
-int fs_asf_shoe(uint32_t seed, fs_card shoe[52]);
+FS_API int fs_asf_shoe(uint32_t seed, fs_card shoe[52]);
 
 typedef struct fs_known_card {
     unsigned pos;       /* 0-based position in the shoe, < 52 */
@@ -402,7 +402,7 @@ typedef struct fs_known_card {
  * caller checks further cards when it can.  Errors: FS_EINVAL (k == 0,
  * k > 52, a position >= 52 or repeated, a card >= 52 or repeated,
  * first > last), FS_ENOMEM (threads). */
-int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
+FS_API int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
                   uint32_t last, unsigned threads, uint32_t *found,
                   size_t max_found, uint64_t *nfound);
 

@@ -47,16 +47,16 @@ typedef struct fs_gnurand fs_gnurand;
 /* A source reading file descriptor fd (not closed by fs_gnurand_free), or,
  * with fd < 0, the memory buf[0..len) (not copied; must outlive it).
  * FS_ENOMEM on allocation failure. */
-int fs_gnurand_new(fs_gnurand **out, int fd, const void *buf, size_t len);
-void fs_gnurand_free(fs_gnurand *g);
+FS_API int fs_gnurand_new(fs_gnurand **out, int fd, const void *buf, size_t len);
+FS_API void fs_gnurand_free(fs_gnurand *g);
 
 /* A uniform value in [0, n), n >= 1.  Errors: FS_EINVAL (n == 0), FS_EEOF
  * (the source ran out: GNU's "end of file"), FS_EIO (read error, errno
  * set).  After an error every later draw fails the same way. */
-int fs_gnurand_below(fs_gnurand *g, uint64_t n, uint64_t *out);
+FS_API int fs_gnurand_below(fs_gnurand *g, uint64_t n, uint64_t *out);
 
 /* Bytes consumed so far (for tests and docs). */
-uint64_t fs_gnurand_used(const fs_gnurand *g);
+FS_API uint64_t fs_gnurand_used(const fs_gnurand *g);
 
 /* Where draws come from: gnu if non-NULL, else rng (NULL = the thread's
  * default generator) through fs_below semantics. */
@@ -66,7 +66,7 @@ typedef struct fs_draws {
 } fs_draws;
 
 /* One draw in [0, n) from d.  Same errors as the source. */
-int fs_draws_below(const fs_draws *d, uint64_t n, uint64_t *out);
+FS_API int fs_draws_below(const fs_draws *d, uint64_t n, uint64_t *out);
 
 /* ------------------------------------------------------------------------
  * Forward Fisher-Yates, one value at a time
@@ -81,12 +81,12 @@ typedef struct fs_fyperm fs_fyperm;
 
 /* n elements, at most h values will be taken (h <= n).
  * Errors: FS_EINVAL (h > n), FS_ENOMEM. */
-int fs_fyperm_new(fs_fyperm **out, uint64_t n, uint64_t h);
-void fs_fyperm_free(fs_fyperm *p);
+FS_API int fs_fyperm_new(fs_fyperm **out, uint64_t n, uint64_t h);
+FS_API void fs_fyperm_free(fs_fyperm *p);
 
 /* The next count values into out.  Errors: FS_EINVAL (more than h values
  * in total), FS_ENOMEM (sparse map growth), the source's errors. */
-int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
+FS_API int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
                    size_t count);
 
 /* ------------------------------------------------------------------------
@@ -99,18 +99,18 @@ int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
  * seed) when K = fs_seed_to_key(seed): the key of line i is the i-th
  * fs_rng_u64 of the seeded stream.
  * ---------------------------------------------------------------------- */
-uint64_t fs_lines_key(const uint8_t K[32], uint64_t i, uint32_t level);
+FS_API uint64_t fs_lines_key(const uint8_t K[32], uint64_t i, uint32_t level);
 
 /* count consecutive keys starting at index first, level L, into out.
  * O(count); uses whole ChaCha20 blocks. */
-void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
+FS_API void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
                    uint64_t *out, size_t count);
 
 /* The keyed order of n items: order[r] is the item of rank r, items sorted
  * by fs_lines_key(K, i, 0), equal keys by level 1, 2, ...  This is the
  * order fs_lines_shuffle writes lines in (the reference for tests, and the
  * engine of `-e`).  O(n log n) time, O(n) memory.  FS_ENOMEM. */
-int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order);
+FS_API int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order);
 
 /* ------------------------------------------------------------------------
  * Reading and splitting
@@ -118,18 +118,18 @@ int fs_lines_order(const uint8_t K[32], uint64_t n, uint64_t *order);
 
 /* Counts the lines of buf[0..len) ended by delim; a final unterminated line
  * counts too.  O(len), memchr speed. */
-uint64_t fs_lines_count(const void *buf, size_t len, unsigned char delim);
+FS_API uint64_t fs_lines_count(const void *buf, size_t len, unsigned char delim);
 
 /* Reads all of fd into a malloc'd buffer that ends with delim (added if the
  * input lacks it; an empty input stays empty).  *buf receives it (free()
  * it), *len its length.  Errors: FS_EIO (errno set), FS_ENOMEM. */
-int fs_lines_read_all(int fd, unsigned char delim, unsigned char **buf,
+FS_API int fs_lines_read_all(int fd, unsigned char delim, unsigned char **buf,
                       size_t *len);
 
 /* Fills starts[0..n] with the offset of each line of buf (which ends with
  * delim) and starts[n] = len, where n = fs_lines_count(buf, len, delim).
  * starts must hold n + 1 entries. */
-void fs_lines_index(const unsigned char *buf, size_t len,
+FS_API void fs_lines_index(const unsigned char *buf, size_t len,
                     unsigned char delim, size_t *starts);
 
 /* ------------------------------------------------------------------------
@@ -180,7 +180,7 @@ typedef struct fs_lines_result {
 } fs_lines_result;
 
 /* A budget from the machine: half the available memory, at least 64 MiB. */
-size_t fs_lines_default_memory(void);
+FS_API size_t fs_lines_default_memory(void);
 
 /* Shuffles the lines read from fd (see the top of this file) and writes
  * them to the descriptor open_output returns.  Memory stays within about
@@ -192,12 +192,12 @@ size_t fs_lines_default_memory(void);
  * (O(head) lines of memory, c->memory unused).
  * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err
  * say which file and why). */
-int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);
+FS_API int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);
 
 /* The same over lines already in memory: buf[0..len) must end with delim
  * (or be empty).  buf is not modified.  Always in memory: len must be
  * below 2^32 - 16 (else FS_ERANGE); c->memory and c->tmpdir are unused. */
-int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
+FS_API int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
                          const fs_lines_config *c, fs_lines_result *res);
 
 #ifdef __cplusplus

@@ -35,24 +35,24 @@ extern "C" {
  * log1p(t) - t and Stirling's correction so that large a (up to ~1e7)
  * keep ~1e-13 relative accuracy.  NaN for arguments out of range.
  * Cost O(sqrt(a)) iterations at worst. */
-double fs_gamma_p(double a, double x);
-double fs_gamma_q(double a, double x);
+FS_API double fs_gamma_p(double a, double x);
+FS_API double fs_gamma_q(double a, double x);
 
 /* Upper tail of the chi-square distribution with df > 0 degrees of
  * freedom (df need not be an integer): P(X >= x) = Q(df/2, x/2). */
-double fs_chisq_q(double df, double x);
+FS_API double fs_chisq_q(double df, double x);
 
 /* Upper tail of the standard normal, P(Z >= z), accurate in both tails. */
-double fs_normal_q(double z);
+FS_API double fs_normal_q(double z);
 
 /* Two-sided normal p-value P(|Z| >= |z|). */
-double fs_normal_p2(double z);
+FS_API double fs_normal_p2(double z);
 
 /* log2(n!) (the bits needed to reach every order of n items). */
-double fs_log2_factorial(uint64_t n);
+FS_API double fs_log2_factorial(uint64_t n);
 
 /* n! for n <= 20; 0 when it does not fit in 64 bits. */
-uint64_t fs_factorial(unsigned n);
+FS_API uint64_t fs_factorial(unsigned n);
 
 /* ------------------------------------------------------------------------
  * Lehmer codes: a bijection between the n! permutations and 0..n!-1
@@ -61,18 +61,18 @@ uint64_t fs_factorial(unsigned n);
 /* The lexicographic rank of perm (a permutation of 0..n-1), 1 <= n <= 20.
  * O(n).  FS_EINVAL if perm is not a permutation of 0..n-1 or n is out of
  * range.  The identity has rank 0, the reversal n!-1. */
-int fs_lehmer_rank(const uint32_t *perm, unsigned n, uint64_t *rank);
+FS_API int fs_lehmer_rank(const uint32_t *perm, unsigned n, uint64_t *rank);
 
 /* The inverse: writes the permutation of rank `rank` to perm.  FS_EINVAL
  * if n is out of 1..20 or rank >= n!. */
-int fs_lehmer_unrank(uint64_t rank, unsigned n, uint32_t *perm);
+FS_API int fs_lehmer_unrank(uint64_t rank, unsigned n, uint32_t *perm);
 
 /* Rank of a single-cycle permutation (perm[j] is the successor of j) among
  * the (n-1)! cycles, 2 <= n <= 21: the Lehmer rank of the order in which
  * the cycle visits 1..n-1 starting from 0.  FS_EINVAL if perm is not one
  * n-cycle.  fs_cycle_unrank() is its inverse. */
-int fs_cycle_rank(const uint32_t *perm, unsigned n, uint64_t *rank);
-int fs_cycle_unrank(uint64_t rank, unsigned n, uint32_t *perm);
+FS_API int fs_cycle_rank(const uint32_t *perm, unsigned n, uint64_t *rank);
+FS_API int fs_cycle_unrank(uint64_t rank, unsigned n, uint32_t *perm);
 
 /* ------------------------------------------------------------------------
  * Exact reference distributions of a uniform random permutation of n
@@ -80,14 +80,14 @@ int fs_cycle_unrank(uint64_t rank, unsigned n, uint32_t *perm);
 
 /* prob[k] = P(exactly k cycles) = c(n,k)/n! (unsigned Stirling numbers
  * of the first kind), k = 0..n.  prob has n+1 entries.  O(n^2). */
-int fs_dist_cycles(unsigned n, double *prob);
+FS_API int fs_dist_cycles(unsigned n, double *prob);
 
 /* prob[k] = P(exactly k fixed points) = C(n,k) D(n-k)/n! (rencontres
  * numbers), k = 0..n.  prob has n+1 entries.  O(n). */
-int fs_dist_fixed_points(unsigned n, double *prob);
+FS_API int fs_dist_fixed_points(unsigned n, double *prob);
 
 /* Mean n(n-1)/4 and variance n(n-1)(2n+5)/72 of the inversion count. */
-void fs_inversion_moments(uint64_t n, double *mean, double *var);
+FS_API void fs_inversion_moments(uint64_t n, double *mean, double *var);
 
 /* ------------------------------------------------------------------------
  * Tests
@@ -107,9 +107,9 @@ typedef enum fs_test {
 /* Name of one test ("perm", "position", "pairs", "inversions", "cycles",
  * "fixed-points"); NULL for anything else.  fs_test_find() is the inverse
  * (0 if unknown); fs_test_at(i), i < FS_TEST_COUNT, lists them in order. */
-const char *fs_test_name(fs_test t);
-fs_test fs_test_find(const char *name);
-fs_test fs_test_at(unsigned i);
+FS_API const char *fs_test_name(fs_test t);
+FS_API fs_test fs_test_find(const char *name);
+FS_API fs_test fs_test_at(unsigned i);
 
 /* Largest n for which the perm test runs (n! cells). */
 #define FS_PERM_MAX_N 10
@@ -129,22 +129,22 @@ typedef struct fs_tally fs_tally;
  * permutation has exactly one cycle and none; pairs and inversions do not
  * apply.  Errors: FS_EINVAL (n < 2, n > 2^31), FS_ENOMEM.
  * Memory: n! counters for perm, about 3 n^2 (or bins^2) otherwise. */
-int fs_tally_new(fs_tally **out, unsigned n, unsigned tests, int cyclic);
-void fs_tally_free(fs_tally *t);
+FS_API int fs_tally_new(fs_tally **out, unsigned n, unsigned tests, int cyclic);
+FS_API void fs_tally_free(fs_tally *t);
 
 /* Adds one permutation: perm[j] is the element at position j.  O(n) (O(n
  * log n) with the inversions test).  FS_EINVAL, and nothing counted, if
  * perm is not a permutation of 0..n-1 (or, for a cyclic tally with the
  * perm test, not a single cycle: that is counted as a failure instead,
  * see fs_tally_result()). */
-int fs_tally_add(fs_tally *t, const uint32_t *perm);
+FS_API int fs_tally_add(fs_tally *t, const uint32_t *perm);
 
 /* Adds another tally with the same n, tests and cyclic flag (for threads).
  * FS_EINVAL if they differ. */
-int fs_tally_merge(fs_tally *into, const fs_tally *from);
+FS_API int fs_tally_merge(fs_tally *into, const fs_tally *from);
 
-uint64_t fs_tally_trials(const fs_tally *t);
-unsigned fs_tally_n(const fs_tally *t);
+FS_API uint64_t fs_tally_trials(const fs_tally *t);
+FS_API unsigned fs_tally_n(const fs_tally *t);
 
 /* One cell of a test's table, for "where is the bias". */
 typedef struct fs_cell {
@@ -179,7 +179,7 @@ typedef struct fs_test_result {
  * matched on their exact first two moments to a scaled chi-square
  * (Satterthwaite): for the plain position matrix this is exact, stat x
  * (n-1)/n ~ chi-square with (n-1)^2 df.  docs/verify.md derives each. */
-int fs_tally_result(const fs_tally *t, fs_test test, fs_test_result *out);
+FS_API int fs_tally_result(const fs_tally *t, fs_test test, fs_test_result *out);
 
 /* Heat-map data: the position matrix as relative deviation from uniform,
  * dev[r * side + c] = observed / expected - 1 for element (bin) r at
@@ -188,12 +188,12 @@ int fs_tally_result(const fs_tally *t, fs_test test, fs_test_result *out);
  * arrays need side * side entries (at most FS_MATRIX_MAX_N^2).  Cells that
  * cannot occur (the diagonal of a cyclic tally) get dev = z = 0.
  * FS_EINVAL if the tally does not count positions or has no trials. */
-int fs_tally_heatmap(const fs_tally *t, double *dev, double *z,
+FS_API int fs_tally_heatmap(const fs_tally *t, double *dev, double *z,
                      unsigned *side);
 
 /* The first element of each position/element bin: bins are
  * [fs_tally_bin_start(t, b), fs_tally_bin_start(t, b + 1)). */
-unsigned fs_tally_bin_start(const fs_tally *t, unsigned b);
+FS_API unsigned fs_tally_bin_start(const fs_tally *t, unsigned b);
 
 /* ------------------------------------------------------------------------
  * Multiple testing
@@ -206,11 +206,11 @@ unsigned fs_tally_bin_start(const fs_tally *t, unsigned b);
  * (tests that did not run) are never rejected and not counted in m, the
  * family size.  FS_EINVAL for alpha outside (0, 1) or NULL arrays
  * with k > 0; FS_ENOMEM. */
-int fs_holm(const double *p, size_t k, double alpha, int *reject);
+FS_API int fs_holm(const double *p, size_t k, double alpha, int *reject);
 
 /* Holm-adjusted p-values (the smallest alpha at which each is rejected),
  * same errors. */
-int fs_holm_adjust(const double *p, size_t k, double *adjusted);
+FS_API int fs_holm_adjust(const double *p, size_t k, double *adjusted);
 
 /* ------------------------------------------------------------------------
  * Demonstration shuffles (biased on purpose; they show what each test sees)
@@ -231,13 +231,13 @@ typedef enum fs_demo_shuffle {
 } fs_demo_shuffle;
 
 /* Name ("cut", "stride-rotate") and inverse lookup (0 if unknown). */
-const char *fs_demo_name(fs_demo_shuffle d);
-fs_demo_shuffle fs_demo_find(const char *name);
+FS_API const char *fs_demo_name(fs_demo_shuffle d);
+FS_API fs_demo_shuffle fs_demo_find(const char *name);
 
 /* Writes a permutation of 0..n-1 made by demo d to out (n >= 1), drawing
  * from rng (NULL: the thread default).  FS_EINVAL for an unknown d or
  * NULL out, else the generator's sticky error. */
-int fs_demo_permutation(fs_demo_shuffle d, uint32_t *out, unsigned n,
+FS_API int fs_demo_permutation(fs_demo_shuffle d, uint32_t *out, unsigned n,
                         fs_rng *rng);
 
 #ifdef __cplusplus
