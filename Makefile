@@ -35,8 +35,13 @@ TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
 HEADERS  := $(shell find include lib -name '*.h')
+# Debian's interpreter, where python3-numpy and python3-torch install (not a
+# pyenv or venv python3 that may come first on PATH).
+PYTHON   ?= /usr/bin/python3
 
-.PHONY: all setup demo check check-sanitize check-clang test install \
+PY_EXT   := python/fairshuf/_core.stamp
+
+.PHONY: python all setup demo check check-sanitize check-clang test install \
         install-shuf-link uninstall bench battery clean help lint
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -47,6 +52,7 @@ help:
 	@echo "make check      set up, build and run the test suite (summary line last)"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
+	@echo "make python     build the Python package in place (python/)"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
@@ -88,8 +94,16 @@ $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl
 
-test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
-	@BUILD=$(BUILD) tests/run.sh
+# The Python package, built in place (python/fairshuf/_core*.so): it compiles
+# the library's sources itself, as `pip install ./python` does.
+python: $(PY_EXT)
+$(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
+	@echo "  PYTHON  python/fairshuf/_core"
+	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
+	@touch $@
+
+test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(PY_EXT)
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory all

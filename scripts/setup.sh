@@ -15,8 +15,14 @@ set -euo pipefail
 #   python3                       test helpers (stream spec, XML check)
 #   cmake                         tests that the installed package is consumable
 #   python3-cryptography          the provably-fair reference checker (tests)
+#   python3-dev python3-setuptools  build the Python package (python/)
+#   python3-numpy python3-pytest    the Python package's arrays and its tests
+#   python3-pip                   tests that `pip install ./python` works offline
+#   python3-torch                 tests the PyTorch sampler with a real DataLoader
 packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
-          bats dieharder clang python3 python3-cryptography cmake)
+          bats dieharder clang python3 python3-cryptography cmake
+          python3-dev python3-setuptools python3-numpy python3-pytest python3-pip
+          python3-torch)
 
 missing=()
 for p in "${packages[@]}"; do
