@@ -31,6 +31,7 @@
  *                       the 1999 ASF shuffle and the attack on it
  *   <fairshuf/stats.h>  fairness tests, p-values, multiple-testing rule
  *   <fairshuf/keyed.h>  keyed random-access permutations in O(1) memory
+ *   <fairshuf/playlist.h> shuffle play: next, previous, seek, cycles
  *
  * Link with -lfairshuf (pkg-config fairshuf); it depends on libsodium.
  */
