@@ -1,0 +1,214 @@
+/* playlist.c -- `fairshuf playlist FILE`: shuffle play.  Prints K cycles
+ * of the play order, or steps a persistent player kept in a state file
+ * (next, prev, current, seek=I).  The order is the library's
+ * (<fairshuf/playlist.h>); docs/playlist.md says what happens when FILE
+ * changes. */
+#include <getopt.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "out.h"
+#include "playlist.h"
+
+static const char usage_text[] =
+    "Usage: fairshuf playlist [OPTION]... FILE [next|prev|current|seek=I]\n"
+    "Shuffle play: print FILE's items in shuffled order, every item once per\n"
+    "cycle, or step a player whose state is kept in a file.  FILE is a list\n"
+    "with one item per line, an M3U/M3U8 playlist (#EXTINF lines travel with\n"
+    "their entry), or a TSV file whose first line names the fields.\n"
+    "\n"
+    "  -s, --seed=S         reproducible order (without it: a key from the OS)\n"
+    "  -c, --cycles=K       print K cycles (default 1); no item of the last w\n"
+    "                       of a cycle is among the first w of the next\n"
+    "  -w, --window=W       that w (default min(N/4, 10); at most N/3, 64)\n"
+    "      --state=STATE    keep a player in the file STATE and do one step:\n"
+    "                       next, prev, current or seek=I (position I of the\n"
+    "                       current cycle, from 0); prints the item\n"
+    "      --format=F       plain, m3u or tsv (default: by name and content)\n"
+    "      --help           display this help and exit\n"
+    "      --version        output version information and exit\n"
+    "\n"
+    "The state is replaced atomically.  Successive 'next' steps from a new\n"
+    "state print the order --cycles prints; 'prev' walks back through it.\n"
+    "If FILE changes, the player starts over on the new list.\n"
+    "Examples:\n"
+    "  fairshuf playlist songs.m3u --seed=party --cycles=2\n"
+    "  fairshuf playlist songs.m3u --state=~/.shuffle next\n";
+
+static void print_entry(out_buf *o, const pl_list *l, uint64_t i)
+{
+    const pl_entry *e = &l->entry[i];
+    out_bytes(o, l->text + e->start, e->end - e->start);
+    out_byte(o, '\n');
+}
+
+static void new_player(fs_playlist *pl, const pl_list *l, const char *seed,
+                       uint32_t window)
+{
+    char os_seed[65];
+    if (seed == NULL) {
+        uint8_t key[32];
+        cli_check(fs_os_random(key, sizeof key), "seeding");
+        fs_hex_encode(key, sizeof key, os_seed);
+        sodium_memzero(key, sizeof key);
+        seed = os_seed;
+    }
+    cli_check(fs_playlist_from_seed(pl, l->n, seed, window), "seed");
+    memcpy(pl->fingerprint, l->fingerprint, 32);
+}
+
+/* FILE changed since the state was saved: start over on the new list, with
+ * a key derived from the old one and the new list (reproducible). */
+static void start_over(fs_playlist *pl, const pl_list *l, const char *path)
+{
+    uint8_t key[32];
+    crypto_auth_hmacsha256(key, l->fingerprint, 32, pl->key);
+    uint32_t window = pl->window;
+    if (window == (pl->n / 4 < 10 ? pl->n / 4 : 10))
+        window = FS_PLAYLIST_WINDOW_DEFAULT;
+    cli_check(fs_playlist_init(pl, l->n, key, window), "state");
+    memcpy(pl->fingerprint, l->fingerprint, 32);
+    sodium_memzero(key, sizeof key);
+    cli_error("%s: the list changed: starting over on its %llu items", path,
+              (unsigned long long)l->n);
+}
+
+static int step(const char *state, const char *action, const pl_list *l,
+                const char *file, const char *seed, uint32_t window)
+{
+    fs_playlist pl;
+    int fresh = pl_state_load(state, &pl);
+    if (fresh) {
+        new_player(&pl, l, seed, window);
+    } else {
+        if (seed) {
+            uint8_t key[32];
+            cli_check(fs_seed_to_key(seed, key), "seed");
+            if (memcmp(key, pl.key, 32) != 0)
+                cli_die(CLI_FAIL, "%s: the state was made with another seed",
+                        state);
+        }
+        if (pl.n != l->n || memcmp(pl.fingerprint, l->fingerprint, 32) != 0)
+            start_over(&pl, l, file);
+    }
+    uint64_t item;
+    int rc;
+    if (strcmp(action, "next") == 0) {
+        rc = fs_playlist_next(&pl, &item);
+    } else if (strcmp(action, "prev") == 0) {
+        rc = fs_playlist_prev(&pl, &item);
+        if (rc == FS_ERANGE)
+            cli_die(CLI_FAIL, "prev: nothing was played before this item");
+    } else if (strcmp(action, "current") == 0) {
+        rc = fs_playlist_current(&pl, &item);
+        if (rc == FS_ERANGE)
+            cli_die(CLI_FAIL, "current: nothing played yet");
+    } else if (strncmp(action, "seek=", 5) == 0) {
+        uint64_t pos;
+        if (cli_parse_u64(action + 5, &pos) != 0 || pos >= l->n)
+            cli_die(CLI_USAGE, "invalid position: '%s': must be 0 to %llu",
+                    action + 5, (unsigned long long)(l->n - 1));
+        rc = fs_playlist_seek(&pl, pos, &item);
+    } else {
+        cli_error("invalid action '%s': expected next, prev, current or "
+                  "seek=I", action);
+        cli_try_help("playlist", CLI_USAGE);
+    }
+    cli_check(rc, action);
+    pl_state_save(state, &pl);
+    out_buf *o = malloc(sizeof *o);
+    if (o == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    out_init(o, stdout);
+    print_entry(o, l, item);
+    out_flush(o);
+    free(o);
+    return CLI_OK;
+}
+
+int cmd_playlist(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"seed", required_argument, NULL, 's'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"window", required_argument, NULL, 'w'},
+        {"state", required_argument, NULL, 'S'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    const char *seed = NULL, *state = NULL, *format = NULL;
+    uint64_t cycles = 1, w;
+    uint32_t window = FS_PLAYLIST_WINDOW_DEFAULT;
+    int c, have_cycles = 0;
+    while ((c = getopt_long(argc, argv, "s:c:w:", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': seed = optarg; break;
+        case 'c':
+            if (cli_parse_u64(optarg, &cycles) != 0)
+                cli_die(CLI_USAGE, "invalid number of cycles: '%s'", optarg);
+            have_cycles = 1;
+            break;
+        case 'w':
+            if (cli_parse_u64(optarg, &w) != 0 || w > FS_PLAYLIST_WINDOW_MAX)
+                cli_die(CLI_USAGE, "invalid window: '%s': must be 0 to %d",
+                        optarg, FS_PLAYLIST_WINDOW_MAX);
+            window = (uint32_t)w;
+            break;
+        case 'S': state = optarg; break;
+        case 'f': format = optarg; break;
+        case 'h': cli_usage(usage_text);
+        case 'V': cli_version("playlist");
+        default: cli_try_help("playlist", CLI_USAGE);
+        }
+    }
+    if (optind >= argc) {
+        cli_error("missing FILE");
+        cli_try_help("playlist", CLI_USAGE);
+    }
+    const char *file = argv[optind], *action = NULL;
+    if (optind + 1 < argc)
+        action = argv[optind + 1];
+    if (optind + 2 < argc) {
+        cli_error("extra operand '%s'", argv[optind + 2]);
+        cli_try_help("playlist", CLI_USAGE);
+    }
+    if (action && state == NULL)
+        cli_die(CLI_USAGE, "'%s' needs --state=STATE", action);
+    if (state && action == NULL)
+        cli_die(CLI_USAGE, "--state needs an action: next, prev, current or "
+                           "seek=I");
+    if (state && have_cycles)
+        cli_die(CLI_USAGE, "--cycles and --state exclude each other");
+    if (seed && *seed == '\0')
+        cli_die(CLI_USAGE, "invalid seed: empty");
+
+    pl_list l;
+    pl_list_read(&l, file, format);
+    if (state) {
+        int rc = step(state, action, &l, file, seed, window);
+        pl_list_free(&l);
+        return rc;
+    }
+    fs_playlist pl;
+    new_player(&pl, &l, seed, window);
+    out_buf *o = malloc(sizeof *o);
+    if (o == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    out_init(o, stdout);
+    out_bytes(o, l.text, l.header_end);
+    if (l.header_end && l.text[l.header_end - 1] != '\n')
+        out_byte(o, '\n');
+    for (uint64_t k = 0; k < cycles; k++)
+        for (size_t i = 0; i < l.n; i++) {
+            uint64_t item;
+            cli_check(fs_playlist_next(&pl, &item), "playlist");
+            print_entry(o, &l, item);
+        }
+    out_flush(o);
+    free(o);
+    pl_list_free(&l);
+    return CLI_OK;
+}
