@@ -353,8 +353,8 @@ static int do_commit(const args *a)
     if (!stdout_ok()) {
         int err = errno;
         unlink(a->seed_file);
-        cli_die(CLI_FAIL, "fair commit: write error: %s (removed '%s')",
-                strerror(err), a->seed_file);
+        cli_die(CLI_FAIL, "fair commit: the commitment could not be shown "
+                "(%s): removed '%s'", strerror(err), a->seed_file);
     }
     if (a->log) {
         membuf m;
@@ -659,9 +659,11 @@ static int check_log(const args *a)
 static int do_check(const args *a, fs_dealer *d)
 {
     if (a->log) {
-        if (a->seed_hex || a->nonce || a->deal) {
-            cli_error("fair check: --log checks the whole period: "
-                      "--server-seed, --nonce and --deal do not apply");
+        if (a->seed_hex || a->nonce || a->deal || a->game || a->players ||
+            a->decks) {
+            cli_error("fair check: --log checks the whole log: --server-seed, "
+                      "--nonce, --deal, --game, --players and --decks do not "
+                      "apply");
             cli_try_help("fair", CLI_USAGE);
         }
         return check_log(a);

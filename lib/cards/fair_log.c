@@ -31,28 +31,25 @@ static int fail(lex *x, const char *why)
     return -1;
 }
 
-static int hexval(char c)
+/* The next byte must be c: skips it, or fails with why. */
+static int expect(lex *x, char c, const char *why)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    if (x->i >= x->len || x->s[x->i] != c)
+        return fail(x, why);
+    x->i++;
+    return 0;
 }
 
 static int u4(lex *x, unsigned *v)
 {
-    if (x->len - x->i < 4)
+    char h[5] = {0};
+    uint8_t b[2];
+    if (x->len - x->i >= 4)
+        memcpy(h, x->s + x->i, 4);
+    if (fs_hex_decode(h, b, 2) != FS_OK)
         return fail(x, "a \\u escape needs four hex digits");
-    *v = 0;
-    for (int k = 0; k < 4; k++) {
-        int h = hexval(x->s[x->i++]);
-        if (h < 0)
-            return fail(x, "a \\u escape needs four hex digits");
-        *v = *v << 4 | (unsigned)h;
-    }
+    x->i += 4;
+    *v = (unsigned)b[0] << 8 | b[1];
     return 0;
 }
 
@@ -174,11 +171,8 @@ int fs_fair_record_parse(const char *line, size_t len, fs_fair_record *r,
     char event[16] = "";
     memset(r, 0, sizeof *r);
     ws(&x);
-    if (x.i >= len || line[x.i] != '{') {
-        fail(&x, "expected a JSON object");
+    if (expect(&x, '{', "expected a JSON object") != 0)
         goto bad;
-    }
-    x.i++;
     ws(&x);
     if (x.i < len && line[x.i] == '}') {
         fail(&x, "an empty object");
@@ -187,8 +181,9 @@ int fs_fair_record_parse(const char *line, size_t len, fs_fair_record *r,
     for (;;) {
         char key[16];
         ws(&x);
+        int quoted = x.i < len && line[x.i] == '"';
         if (string(&x, key, sizeof key) < 0) {
-            x.why = "expected a key (a string)";
+            x.why = quoted ? "an unknown key" : "expected a key (a string)";
             goto bad;
         }
         int k = 0;
@@ -204,11 +199,8 @@ int fs_fair_record_parse(const char *line, size_t len, fs_fair_record *r,
         }
         seen |= 1u << k;
         ws(&x);
-        if (x.i >= len || line[x.i] != ':') {
-            fail(&x, "expected ':'");
+        if (expect(&x, ':', "expected ':'") != 0)
             goto bad;
-        }
-        x.i++;
         ws(&x);
         int rc = 0;
         switch (k) {

@@ -11,6 +11,19 @@ setup() {
     chmod 600 "$T/fixed.hex"   # a seed file readable by others is warned about
 }
 
+# The reference checker of docs/provably-fair.md into $T/check.py, and $PY.
+# It needs ChaCha20 from python3-cryptography (scripts/setup.sh installs
+# it); a missing module fails, never skips.
+ref_checker() {
+    PY=
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }
+    done
+    [ -n "$PY" ] || { echo "python3-cryptography is missing"; return 1; }
+    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
+        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
+}
+
 @test "fair commit: a new owner-only seed file and its SHA-256 commitment" {
     run "$F" fair commit --server-seed-file="$T/s.hex"
     [ "$status" -eq 0 ]
@@ -146,15 +159,7 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
 }
 
 @test "fair: the reference checker of docs/provably-fair.md agrees for every game" {
-    # The reference checker needs ChaCha20 from python3-cryptography
-    # (scripts/setup.sh installs it); a missing module fails, never skips.
-    PY=
-    for p in python3 /usr/bin/python3; do
-        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }
-    done
-    [ -n "$PY" ] || { echo "python3-cryptography is missing"; return 1; }
-    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
-        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
+    ref_checker
     for g in doudizhu holdem poker5 bridge shengji mahjong blackjack; do
         want=$("$PY" "$T/check.py" $SEED alice 7 $g 2>/dev/null)
         got=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --game=$g --format=tsv)
@@ -400,13 +405,7 @@ period() {
 }
 
 @test "fair: the reference checker of docs/provably-fair.md verifies a period log as fair check does" {
-    PY=
-    for p in python3 /usr/bin/python3; do
-        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }
-    done
-    [ -n "$PY" ] || { echo "python3-cryptography is missing"; return 1; }
-    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
-        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
+    ref_checker
     period 3
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
     run "$PY" "$T/check.py" --log "$T/p.log"
