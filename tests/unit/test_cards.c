@@ -657,8 +657,7 @@ static void test_fair_log(void **state)
         "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"commit\"}",
         "{\"scheme\":\"fairshuf-pf-1\",\"scheme\":\"x\",\"event\":\"reveal\"}",
         "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"deal\",\"nonce\":01}",
-        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"reveal\",\"server_seed\":"
-        "\"00\"}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"reveal\",\"server_seed\":\"00\"}",
         "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"other\"}",
         "{\"scheme\":\"fair\\u0000\"}", "{\"scheme\":\"x\"} x"};
     for (size_t i = 0; i < sizeof badlines / sizeof badlines[0]; i++) {
