@@ -113,8 +113,8 @@ static void read_seed_file(const char *sub, const char *path,
         cli_die(CLI_FAIL, "fair %s: cannot read server seed file '%s': %s",
                 sub, path, strerror(errno));
     if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077))
-        cli_error("warning: server seed file '%s' is readable by group or "
-                  "others (mode %04o): the seed must stay secret until it is "
+        cli_error("warning: server seed file '%s' is readable or writable "
+                  "by group or others (mode %04o): the seed must stay secret until it is "
                   "revealed (chmod 600 '%s')", path,
                   (unsigned)(st.st_mode & 07777), path);
     n = fread(buf, 1, sizeof buf - 1, f);
@@ -193,11 +193,12 @@ static void log_note(void *ctx, size_t line, fs_fair_finding kind,
     cli_error("'%s' line %zu: %s", path, line, msg);
 }
 
-/* Opens (creating) and locks the log, reads and checks it: a server never
- * appends to a log it could not defend. */
+/* Opens (commit: creating) and locks the log, reads and checks it: a
+ * server never appends to a log it could not defend. */
 static void log_open(const char *sub, const char *path, logf *l)
 {
-    l->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int create = strcmp(sub, "commit") == 0 ? O_CREAT : 0;
+    l->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | create, 0644);
     if (l->fd < 0)
         cli_die(CLI_FAIL, "fair %s: cannot open log '%s': %s", sub, path,
                 strerror(errno));

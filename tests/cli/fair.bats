@@ -291,7 +291,7 @@ chk() {
     chmod 644 "$T/open.hex"
     run "$F" fair deal --server-seed-file="$T/open.hex" --client-seed=a --nonce=1 --format=tsv
     [ "$status" -eq 0 ]
-    [[ ${lines[0]} == "fairshuf: warning: server seed file '$T/open.hex' is readable by group or others (mode 0644)"* ]]
+    [[ ${lines[0]} == "fairshuf: warning: server seed file '$T/open.hex' is readable or writable by group or others (mode 0644)"* ]]
     chmod 600 "$T/open.hex"
     run "$F" fair deal --server-seed-file="$T/open.hex" --client-seed=a --nonce=1 --format=tsv
     [[ $output != *warning* ]]
@@ -348,6 +348,10 @@ period() {
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --log="$T/p.log"
     [ "$status" -eq 1 ]
     [[ $output == *"not the one committed"* ]]
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/missing.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"cannot open log"* ]]
+    [ ! -e "$T/missing.log" ]
     run "$F" fair commit --server-seed-file="$T/s2.hex" --log="$T/p.log"
     [ "$status" -eq 1 ]
     [ ! -e "$T/s2.hex" ]
