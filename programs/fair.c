@@ -26,6 +26,7 @@ static const char usage_text[] =
     "  or:  fairshuf fair rotate --server-seed-file=F --log=L "
     "[--format=text|json]\n"
     "  or:  fairshuf fair check --log=L [--commitment=HEX] [--client-seed=C]\n"
+    "                          [--format=text|json]\n"
     "  or:  fairshuf fair check --server-seed=HEX --commitment=HEX\n"
     "                          --client-seed=C --nonce=N [--game=G]\n"
     "                          [--players=N] [--decks=N] [--deal=TSV]\n"
@@ -598,6 +599,42 @@ static void part_label(const fs_dealer *d, size_t p, char *buf, size_t cap)
         snprintf(buf, cap, "%s", part->key);
 }
 
+/* Findings of `check --log`: verdict content on stdout (text lines or
+ * JSON objects collected for the report); a malformed log is an error on
+ * stderr. */
+typedef struct check_ctx {
+    const char *path;
+    int json;
+    membuf found;
+    size_t nfound;
+} check_ctx;
+
+static void check_note(void *ctx, size_t line, fs_fair_finding kind,
+                       const char *msg)
+{
+    check_ctx *c = ctx;
+    if (kind == FS_FAIR_MALFORMED) {
+        log_note((void *)c->path, line, kind, msg);
+        return;
+    }
+    const char *what = kind == FS_FAIR_DISHONEST ? "dishonest" : "unrevealed";
+    if (!c->json) {
+        if (line)
+            printf("line %zu: %s: %s\n", line, what, msg);
+        else
+            printf("log: %s: %s\n", what, msg);
+        return;
+    }
+    out_buf *o = &c->found.o;
+    out_str(o, c->nfound++ ? ",{\"line\":" : "{\"line\":");
+    out_u64(o, line);
+    out_str(o, ",\"finding\":\"");
+    out_str(o, what);
+    out_str(o, "\",\"message\":");
+    deal_json_string(o, msg);
+    out_byte(o, '}');
+}
+
 static int check_log(const args *a)
 {
     uint8_t commitment[32];
@@ -605,6 +642,9 @@ static int check_log(const args *a)
         hex_arg("commitment", a->commitment, commitment);
     if (a->client)
         client_ok("check", a->client);
+    enum deal_format fmt = deal_format_parse("fair", a->format);
+    if (fmt == DEAL_TSV)
+        cli_die(CLI_USAGE, "fair check: invalid format: 'tsv' (text or json)");
     FILE *f = fopen(a->log, "r");
     if (f == NULL)
         cli_die(CLI_FAIL, "fair check: cannot read log '%s': %s", a->log,
@@ -626,35 +666,46 @@ static int check_log(const args *a)
         cli_die(CLI_FAIL, "fair check: cannot read log '%s': %s", a->log,
                 strerror(errno));
     fclose(f);
+    check_ctx ctx = {a->log, fmt == DEAL_JSON, {0}, 0};
+    if (ctx.json)
+        mem_open(&ctx.found);
     fs_fair_log_result r;
     int rc = fs_fair_log_check(text, n, a->commitment ? commitment : NULL,
-                               a->client, log_note, (void *)a->log, &r);
+                               a->client, check_note, &ctx, &r);
     free(text);
     if (rc == FS_EINVAL)
         cli_die(CLI_FAIL, "fair check: log '%s' is malformed", a->log);
     cli_check(rc, "fair check");
-    if (r.dishonest) {
+    int status = r.dishonest ? FAIR_DISHONEST
+                 : r.unrevealed ? FAIR_INCONCLUSIVE : CLI_OK;
+    if (ctx.json) {
+        mem_close(&ctx.found);
+        printf("{\"scheme\":\"" FS_FAIR_SCHEME "\",\"verdict\":\"%s\","
+               "\"periods\":%zu,\"deals\":%zu,\"checked\":%zu,"
+               "\"findings\":[%s]}\n",
+               status == CLI_OK ? "honest"
+               : status == FAIR_DISHONEST ? "dishonest" : "inconclusive",
+               r.periods, r.deals, r.checked, ctx.found.p);
+        free(ctx.found.p);
+    } else if (status == FAIR_DISHONEST)
         printf("FAILED: %zu problem%s in %zu period%s, %zu deal%s "
                "(" FS_FAIR_SCHEME ")\n", r.dishonest,
                r.dishonest == 1 ? "" : "s", r.periods,
                r.periods == 1 ? "" : "s", r.deals, r.deals == 1 ? "" : "s");
-        return FAIR_DISHONEST;
-    }
-    if (r.unrevealed) {
+    else if (status == FAIR_INCONCLUSIVE)
         printf("INCONCLUSIVE: no rule broken in %zu period%s, but the last "
                "is not revealed yet: %llu deal%s not checked; %zu deal%s "
                "checked (" FS_FAIR_SCHEME ")\n", r.periods,
                r.periods == 1 ? "" : "s", (unsigned long long)r.next_nonce,
                r.next_nonce == 1 ? "" : "s", r.checked,
                r.checked == 1 ? "" : "s");
-        return FAIR_INCONCLUSIVE;
-    }
-    printf("OK: %zu period%s, %zu deal%s: one commitment and one client seed "
-           "per period, nonces 0, 1, 2, ... in order, every seed its "
-           "commitment and every deal the one the seeds give "
-           "(" FS_FAIR_SCHEME ")\n", r.periods, r.periods == 1 ? "" : "s",
-           r.checked, r.checked == 1 ? "" : "s");
-    return CLI_OK;
+    else
+        printf("OK: %zu period%s, %zu deal%s: one commitment and one client "
+               "seed per period, nonces 0, 1, 2, ... in order, every seed "
+               "its commitment and every deal the one the seeds give "
+               "(" FS_FAIR_SCHEME ")\n", r.periods, r.periods == 1 ? "" : "s",
+               r.checked, r.checked == 1 ? "" : "s");
+    return status;
 }
 
 static int do_check(const args *a, fs_dealer *d)

@@ -312,7 +312,8 @@ period() {
     [ "$(grep -o '"nonce":[0-9]*' "$T/p.log" | tr '\n' ' ')" = '"nonce":0 "nonce":1 "nonce":2 ' ]
     run "$F" fair check --log="$T/p.log"
     [ "$status" -eq 4 ]
-    [[ $output == INCONCLUSIVE:*"3 deals not checked"* ]]
+    [[ ${lines[0]} == "line 1: unrevealed: the period committed here is not revealed yet: its 3 deals are not checked" ]]
+    [[ ${lines[1]} == INCONCLUSIVE:*"3 deals not checked"* ]]
     old=$(cat "$T/s.hex")
     run "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log"
     [ "$status" -eq 0 ]
@@ -332,7 +333,7 @@ period() {
     [ "$status" -eq 3 ]
     run "$F" fair check --log="$T/p.log" --commitment=$COMMIT
     [ "$status" -eq 3 ]
-    [[ $output == *"no period has your commitment"* ]]
+    [[ $output == *"log: dishonest: no period has your commitment"* ]]
 }
 
 @test "fair deal --log: the period fixes the nonce, the client seed and the game" {
@@ -372,17 +373,23 @@ period() {
     printf '%s\n%s\n%s\n' "$head" "$(rec 138)" "$tail" >"$T/g1.log"
     run "$F" fair check --log="$T/g1.log"
     [ "$status" -eq 3 ]
-    [[ $output == *"line 2: nonce 138 where 0 is due"* ]]
+    [[ $output == *"line 2: dishonest: nonce 138 where 0 is due"* ]]
     printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g2.log"
     run "$F" fair check --log="$T/g2.log"
     [ "$status" -eq 3 ]
-    [[ $output == *"line 2: nonce 0: hand 1 is not the one the seeds give"* ]]
+    [[ $output == *"line 2: dishonest: nonce 0: hand 1 is not the one the seeds give"* ]]
+    run "$F" fair check --log="$T/g2.log" --format=json
+    [ "$status" -eq 3 ]
+    [ "$output" = '{"scheme":"fairshuf-pf-1","verdict":"dishonest","periods":1,"deals":1,"checked":1,"findings":[{"line":2,"finding":"dishonest","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
     # the honest period (nonce 0's own deal) passes
     d0=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=0 --format=tsv)
     js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d0")
     printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g3.log"
     run "$F" fair check --log="$T/g3.log"
     [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/g3.log" --format=json
+    [ "$status" -eq 0 ]
+    [[ $output == '{"scheme":"fairshuf-pf-1","verdict":"honest","periods":1,"deals":1,"checked":1,"findings":[]}' ]]
     # a client seed changed inside the period, a second commitment before the reveal
     sed '2{p;s/"nonce":0,"client_seed":"alice"/"nonce":1,"client_seed":"bob"/}' "$T/g3.log" >"$T/g4.log"
     run "$F" fair check --log="$T/g4.log"
