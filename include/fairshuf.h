@@ -32,6 +32,7 @@
  *   <fairshuf/stats.h>  fairness tests, p-values, multiple-testing rule
  *   <fairshuf/keyed.h>  keyed random-access permutations in O(1) memory
  *   <fairshuf/playlist.h> shuffle play: next, previous, seek, cycles
+ *   <fairshuf/weighted.h> weighted order, weighted sampling without replacement
  *
  * Link with -lfairshuf (pkg-config fairshuf); it depends on libsodium.
  */

@@ -3,12 +3,15 @@
  * (next, prev, current, seek=I).  The order is the library's
  * (<fairshuf/playlist.h>); docs/playlist.md says what happens when FILE
  * changes. */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "fairshuf/weighted.h"
 #include "out.h"
 #include "playlist.h"
 
@@ -27,6 +30,8 @@ static const char usage_text[] =
     "                       next, prev, current or seek=I (position I of the\n"
     "                       current cycle, from 0); prints the item\n"
     "      --format=F       plain, m3u or tsv (default: by name and content)\n"
+    "      --weights=FIELD  TSV: weighted order instead, item i first with\n"
+    "                       probability w_i / sum w (Efraimidis-Spirakis)\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
@@ -128,6 +133,64 @@ static int step(const char *state, const char *action, const pl_list *l,
     return CLI_OK;
 }
 
+/* The weights of a TSV list's field, or dies naming the line. */
+static double *read_weights(const pl_list *l, const char *file,
+                            const char *field)
+{
+    if (l->format != PL_TSV)
+        cli_die(CLI_USAGE, "--weights needs a TSV list with a header line");
+    int f = pl_field_index(l, field);
+    if (f < 0)
+        cli_die(CLI_FAIL, "%s: no field '%s' in the header", file, field);
+    double *w = malloc(l->n * sizeof *w);
+    if (w == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (size_t i = 0; i < l->n; i++) {
+        size_t b, e;
+        pl_field(l, i, f, &b, &e);
+        char text[64];
+        if (b == e)
+            cli_die(CLI_FAIL, "%s:%zu: missing weight '%s'", file,
+                    l->entry[i].line, field);
+        size_t len = e - b < sizeof text - 1 ? e - b : sizeof text - 1;
+        memcpy(text, l->text + b, len);
+        text[len] = '\0';
+        char *end;
+        errno = 0;
+        w[i] = strtod(text, &end);
+        if (end == text || *end != '\0' || e - b >= sizeof text ||
+            !isfinite(w[i]) || !(w[i] > 0))
+            cli_die(CLI_FAIL, "%s:%zu: invalid weight '%s': must be a "
+                    "positive number", file, l->entry[i].line, text);
+    }
+    return w;
+}
+
+static int weighted_cycles(const pl_list *l, const char *file,
+                           const char *field, const char *seed,
+                           uint64_t cycles)
+{
+    double *w = read_weights(l, file, field);
+    uint64_t *order = malloc(l->n * sizeof *order);
+    out_buf *o = malloc(sizeof *o);
+    if (order == NULL || o == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    fs_rng *rng = cli_rng(NULL, seed);
+    out_init(o, stdout);
+    out_bytes(o, l->text, l->header_end);
+    for (uint64_t k = 0; k < cycles; k++) {
+        cli_check(fs_weighted_order(w, l->n, order, NULL, rng), "weights");
+        for (size_t i = 0; i < l->n; i++)
+            print_entry(o, l, order[i]);
+    }
+    out_flush(o);
+    fs_rng_free(rng);
+    free(o);
+    free(order);
+    free(w);
+    return CLI_OK;
+}
+
 int cmd_playlist(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -136,10 +199,11 @@ int cmd_playlist(int argc, char **argv)
         {"window", required_argument, NULL, 'w'},
         {"state", required_argument, NULL, 'S'},
         {"format", required_argument, NULL, 'f'},
+        {"weights", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
-    const char *seed = NULL, *state = NULL, *format = NULL;
+    const char *seed = NULL, *state = NULL, *format = NULL, *weights = NULL;
     uint64_t cycles = 1, w;
     uint32_t window = FS_PLAYLIST_WINDOW_DEFAULT;
     int c, have_cycles = 0;
@@ -159,6 +223,7 @@ int cmd_playlist(int argc, char **argv)
             break;
         case 'S': state = optarg; break;
         case 'f': format = optarg; break;
+        case 'W': weights = optarg; break;
         case 'h': cli_usage(usage_text);
         case 'V': cli_version("playlist");
         default: cli_try_help("playlist", CLI_USAGE);
@@ -182,6 +247,8 @@ int cmd_playlist(int argc, char **argv)
                            "seek=I");
     if (state && have_cycles)
         cli_die(CLI_USAGE, "--cycles and --state exclude each other");
+    if (weights && state)
+        cli_die(CLI_USAGE, "--weights and --state exclude each other");
     if (seed && *seed == '\0')
         cli_die(CLI_USAGE, "invalid seed: empty");
 
@@ -189,6 +256,11 @@ int cmd_playlist(int argc, char **argv)
     pl_list_read(&l, file, format);
     if (state) {
         int rc = step(state, action, &l, file, seed, window);
+        pl_list_free(&l);
+        return rc;
+    }
+    if (weights) {
+        int rc = weighted_cycles(&l, file, weights, seed, cycles);
         pl_list_free(&l);
         return rc;
     }

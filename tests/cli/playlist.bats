@@ -141,3 +141,32 @@ teardown() {
     "$B" playlist --help | awk 'length > 80 { exit 1 }'
     "$B" --help | grep -q playlist
 }
+
+@test "playlist --weights: weighted order, log-space weights, errors name the line" {
+    printf 'path\tartist\trating\na.mp3\tX\t1\nb.mp3\tY\t1e300\nc.mp3\tZ\t1e-300\nd.mp3\tZ\t5\n' > "$D/w.tsv"
+    run "$B" playlist "$D/w.tsv" --weights=rating --seed=1 --cycles=50
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$(printf 'path\tartist\trating')" ]
+    [ "${#lines[@]}" -eq 201 ]
+    # 1e300 always first, 1e-300 always last
+    [ "$(printf '%s\n' "${lines[@]:1}" | awk 'NR % 4 == 1' | sort -u | cut -f1)" = b.mp3 ]
+    [ "$(printf '%s\n' "${lines[@]:1}" | awk 'NR % 4 == 0' | sort -u | cut -f1)" = c.mp3 ]
+    printf 'path\trating\na\t1\nb\tx\n' > "$D/bad.tsv"
+    run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "fairshuf: $D/bad.tsv:3: invalid weight 'x': must be a positive number" ]
+    [ -z "$output" ]
+    for v in 0 -1 nan inf; do
+        printf 'path\trating\na\t%s\n' "$v" > "$D/bad.tsv"
+        run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
+        [ "$status" -eq 1 ]
+        [[ $stderr == *"bad.tsv:2: invalid weight"* ]]
+    done
+    printf 'path\trating\na\t1\nb\n' > "$D/bad.tsv"
+    run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
+    [[ $stderr == *"bad.tsv:3: missing weight 'rating'"* ]]
+    run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=stars
+    [[ $stderr == *"no field 'stars'"* ]]
+    run --separate-stderr "$B" playlist "$D/list.txt" --weights=rating
+    [ "$status" -eq 2 ]
+}
