@@ -30,6 +30,8 @@ static const char usage_text[] =
     "                       next, prev, current or seek=I (position I of the\n"
     "                       current cycle, from 0); prints the item\n"
     "      --format=F       plain, m3u or tsv (default: by name and content)\n"
+    "      --spread=FIELD   TSV: spread items sharing FIELD (e.g. artist) apart;\n"
+    "                       deliberately not a uniform shuffle\n"
     "      --weights=FIELD  TSV: weighted order instead, item i first with\n"
     "                       probability w_i / sum w (Efraimidis-Spirakis)\n"
     "      --help           display this help and exit\n"
@@ -166,6 +168,72 @@ static double *read_weights(const pl_list *l, const char *file,
     return w;
 }
 
+typedef struct field_ref {
+    const char *text;
+    size_t b, e, i;
+} field_ref;
+
+static int by_text(const void *x, const void *y)
+{
+    const field_ref *a = x, *b = y;
+    size_t la = a->e - a->b, lb = b->e - b->b;
+    int c = memcmp(a->text + a->b, b->text + b->b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+/* Group ids by a TSV field's value (rows without it form one group). */
+static uint64_t *read_groups(const pl_list *l, const char *file,
+                             const char *field)
+{
+    if (l->format != PL_TSV)
+        cli_die(CLI_USAGE, "--spread needs a TSV list with a header line");
+    int f = pl_field_index(l, field);
+    if (f < 0)
+        cli_die(CLI_FAIL, "%s: no field '%s' in the header", file, field);
+    field_ref *r = malloc(l->n * sizeof *r);
+    uint64_t *g = malloc(l->n * sizeof *g);
+    if (r == NULL || g == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (size_t i = 0; i < l->n; i++) {
+        r[i].text = l->text;
+        r[i].i = i;
+        pl_field(l, i, f, &r[i].b, &r[i].e);
+    }
+    qsort(r, l->n, sizeof *r, by_text);
+    uint64_t id = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (i > 0 && by_text(&r[i], &r[i - 1]) != 0)
+            id++;
+        g[r[i].i] = id;
+    }
+    free(r);
+    return g;
+}
+
+static int spread_cycles(const pl_list *l, const char *file,
+                         const char *field, const char *seed, uint64_t cycles)
+{
+    uint64_t *g = read_groups(l, file, field);
+    uint64_t *order = malloc(l->n * sizeof *order);
+    out_buf *o = malloc(sizeof *o);
+    if (order == NULL || o == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    fs_rng *rng = cli_rng(NULL, seed);
+    out_init(o, stdout);
+    out_bytes(o, l->text, l->header_end);
+    for (uint64_t k = 0; k < cycles; k++) {
+        cli_check(fs_spread_order(g, l->n, order, rng), "spread");
+        for (size_t i = 0; i < l->n; i++)
+            print_entry(o, l, order[i]);
+    }
+    out_flush(o);
+    fs_rng_free(rng);
+    free(o);
+    free(order);
+    free(g);
+    return CLI_OK;
+}
+
 static int weighted_cycles(const pl_list *l, const char *file,
                            const char *field, const char *seed,
                            uint64_t cycles)
@@ -200,10 +268,12 @@ int cmd_playlist(int argc, char **argv)
         {"state", required_argument, NULL, 'S'},
         {"format", required_argument, NULL, 'f'},
         {"weights", required_argument, NULL, 'W'},
+        {"spread", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
-    const char *seed = NULL, *state = NULL, *format = NULL, *weights = NULL;
+    const char *seed = NULL, *state = NULL, *format = NULL, *weights = NULL,
+               *spread = NULL;
     uint64_t cycles = 1, w;
     uint32_t window = FS_PLAYLIST_WINDOW_DEFAULT;
     int c, have_cycles = 0;
@@ -224,6 +294,7 @@ int cmd_playlist(int argc, char **argv)
         case 'S': state = optarg; break;
         case 'f': format = optarg; break;
         case 'W': weights = optarg; break;
+        case 'P': spread = optarg; break;
         case 'h': cli_usage(usage_text);
         case 'V': cli_version("playlist");
         default: cli_try_help("playlist", CLI_USAGE);
@@ -247,8 +318,11 @@ int cmd_playlist(int argc, char **argv)
                            "seek=I");
     if (state && have_cycles)
         cli_die(CLI_USAGE, "--cycles and --state exclude each other");
-    if (weights && state)
-        cli_die(CLI_USAGE, "--weights and --state exclude each other");
+    if ((weights || spread) && state)
+        cli_die(CLI_USAGE, "--%s and --state exclude each other",
+                weights ? "weights" : "spread");
+    if (weights && spread)
+        cli_die(CLI_USAGE, "--weights and --spread exclude each other");
     if (seed && *seed == '\0')
         cli_die(CLI_USAGE, "invalid seed: empty");
 
@@ -259,8 +333,9 @@ int cmd_playlist(int argc, char **argv)
         pl_list_free(&l);
         return rc;
     }
-    if (weights) {
-        int rc = weighted_cycles(&l, file, weights, seed, cycles);
+    if (weights || spread) {
+        int rc = weights ? weighted_cycles(&l, file, weights, seed, cycles)
+                         : spread_cycles(&l, file, spread, seed, cycles);
         pl_list_free(&l);
         return rc;
     }

@@ -170,3 +170,24 @@ teardown() {
     run --separate-stderr "$B" playlist "$D/list.txt" --weights=rating
     [ "$status" -eq 2 ]
 }
+
+@test "playlist --spread: fewer adjacent same-artist pairs than plain shuffle" {
+    { printf 'path\tartist\n'; for i in $(seq 40); do printf 'a%d\tA\n' $i; done
+      for k in B C D E F G H I J K; do for i in 1 2 3 4 5 6; do printf '%s%d\t%s\n' $k $i $k; done; done; } > "$D/s.tsv"
+    adj() { cut -f2 | awk 'NR > 2 && $0 == prev { n++ } { prev = $0 } END { print n + 0 }'; }
+    spread=0 plain=0
+    for s in 1 2 3 4 5; do
+        out=$("$B" playlist "$D/s.tsv" --spread=artist --seed=$s)
+        [ "$(echo "$out" | tail -n +2 | sort | tr '\n' ' ')" = "$(tail -n +2 "$D/s.tsv" | sort | tr '\n' ' ')" ]
+        spread=$((spread + $(echo "$out" | adj)))
+        plain=$((plain + $("$B" playlist "$D/s.tsv" --seed=$s | adj)))
+    done
+    # 40 of 100 by one artist: the minimum is 0; plain shuffle expects ~18.4 a list
+    [ "$spread" -le 5 ]
+    [ "$plain" -ge 40 ]
+    run --separate-stderr "$B" playlist "$D/s.tsv" --spread=genre
+    [ "$status" -eq 1 ]
+    [[ $stderr == *"no field 'genre'"* ]]
+    run --separate-stderr "$B" playlist "$D/s.tsv" --spread=artist --state="$D/st" next
+    [ "$status" -eq 2 ]
+}
