@@ -294,7 +294,7 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
  * are divided among them (the in-place distribution between them runs in
  * one thread).  Errors as fs_shuffle(); the bucket path works in place
  * but needs 2 bytes per element for labels (FS_ENOMEM, array untouched).
- * docs/performance.md specifies the stream ("Stream of auto"). */
+ * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);
 
