@@ -313,7 +313,9 @@ FS_API int fs_sample(uint64_t n, size_t k, uint64_t *out, fs_rng *rng);
  * the slot in [0, k) where the item must be stored (replacing what was
  * there), or -1 to skip it.  After the stream ends, the min(k, seen)
  * filled slots are a uniform k-subset of the stream (in no uniform order;
- * shuffle them if order matters). */
+ * shuffle them if order matters).  Once the generator has failed, every
+ * later item is skipped (-1): check fs_rng_error() before using the
+ * sample. */
 typedef struct fs_reservoir {
     uint64_t k;
     uint64_t seen;

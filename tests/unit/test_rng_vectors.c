@@ -431,6 +431,26 @@ static void perm4_every_generator(void **state)
     free(v1);
 }
 
+/* Issue 10: nothing derived from a failed generator's zeros is used: a
+ * reservoir stops placing items once its generator has run dry (before
+ * the fix, every later item replaced slot 0). */
+static void reservoir_stops_on_failure(void **state)
+{
+    (void)state;
+    fs_rng *s = scripted_new();
+    uint64_t w = word_for_below(1, 3); /* item 2 -> slot 1 */
+    scripted_set(s, &w, 8);
+    fs_reservoir r;
+    fs_reservoir_init(&r, 2, s);
+    assert_int_equal(fs_reservoir_offer(&r), 0);
+    assert_int_equal(fs_reservoir_offer(&r), 1);
+    assert_int_equal(fs_reservoir_offer(&r), 1);
+    for (int i = 0; i < 100; i++) /* the script is spent: FS_EEOF */
+        assert_int_equal(fs_reservoir_offer(&r), -1);
+    assert_int_equal(fs_rng_error(s), FS_EEOF);
+    scripted_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +470,7 @@ int main(void)
         cmocka_unit_test(stream_model),
         cmocka_unit_test(words_use_all_64_bits),
         cmocka_unit_test(perm4_every_generator),
+        cmocka_unit_test(reservoir_stops_on_failure),
     };
     return cmocka_run_group_tests_name("rng_vectors", tests, NULL, NULL);
 }
