@@ -174,6 +174,25 @@ static void pcg64(void **state)
     expect_u64("pcg64", "42", want, 6);
 }
 
+/* Reads rand() outputs back from a "rand" generator's packed stream. */
+typedef struct rand_reader {
+    fs_rng *r;
+    uint64_t acc;
+    unsigned nacc;
+} rand_reader;
+
+static uint32_t rand_output(rand_reader *rd)
+{
+    if (rd->nacc < 31) {
+        rd->acc |= (uint64_t)fs_rng_u32(rd->r) << rd->nacc;
+        rd->nacc += 32;
+    }
+    uint32_t v = (uint32_t)(rd->acc & 0x7fffffffu);
+    rd->acc >>= 31;
+    rd->nacc -= 31;
+    return v;
+}
+
 /* rand's stream (version 2): the 31-bit outputs' bits concatenated, least
  * significant first -- read back here from the u32s. */
 static void glibc_rand(void **state)
@@ -183,19 +202,10 @@ static void glibc_rand(void **state)
                              1714636915u, 1957747793u};
     const char *seeds[] = {"1", "0"}; /* srand(0) is srand(1) in glibc */
     for (int s = 0; s < 2; s++) {
-        fs_rng *r = seeded("rand", seeds[s]);
-        uint64_t acc = 0;
-        unsigned nacc = 0;
-        for (int i = 0; i < 5; i++) {
-            if (nacc < 31) {
-                acc |= (uint64_t)fs_rng_u32(r) << nacc;
-                nacc += 32;
-            }
-            assert_int_equal(acc & 0x7fffffffu, want[i]);
-            acc >>= 31;
-            nacc -= 31;
-        }
-        fs_rng_free(r);
+        rand_reader rd = {seeded("rand", seeds[s]), 0, 0};
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(rand_output(&rd), want[i]);
+        fs_rng_free(rd.r);
     }
     fs_rng *r = seeded("rand", "1");
     assert_int_equal(fs_rng_u64(r), 1804289383ULL | 846930886ULL << 31 |
@@ -285,25 +295,6 @@ static void stream_model(void **state)
     assert_null(fs_rng_find("nosuch"));
 }
 
-/* The next rand() output from a "rand" generator's packed stream (the
- * reader keeps its bit buffer in a static: one generator at a time). */
-static uint32_t rand_output(fs_rng *r)
-{
-    static fs_rng *owner;
-    static uint64_t acc;
-    static unsigned nacc;
-    if (owner != r)
-        owner = r, acc = 0, nacc = 0;
-    if (nacc < 31) {
-        acc |= (uint64_t)fs_rng_u32(r) << nacc;
-        nacc += 32;
-    }
-    uint32_t v = (uint32_t)(acc & 0x7fffffffu);
-    acc >>= 31;
-    nacc -= 31;
-    return v;
-}
-
 /* Each of the 64 bits of a word is set in [1878, 2218] of 4096 words
  * (exact binomial band, two-sided tail 1e-7 per bit). */
 static int every_bit_used(const uint64_t *w, size_t n, uint64_t skip)
@@ -346,10 +337,12 @@ static void words_use_all_64_bits(void **state)
         if (!every_bit_used(w, 4096, skip))
             fail_msg("%s: a bit of its words is not uniform", list[g].name);
     }
-    fs_rng *r = seeded("rand", "all 64 bits");
-    for (size_t i = 0; i < 4096; i++) /* version 1's packing */
-        w[i] = (uint64_t)rand_output(r) | (uint64_t)rand_output(r) << 32;
-    fs_rng_free(r);
+    rand_reader rd = {seeded("rand", "all 64 bits"), 0, 0};
+    for (size_t i = 0; i < 4096; i++) { /* version 1's packing */
+        uint64_t lo = rand_output(&rd);
+        w[i] = lo | (uint64_t)rand_output(&rd) << 32;
+    }
+    fs_rng_free(rd.r);
     assert_false(every_bit_used(w, 4096, 0));
 }
 
@@ -420,10 +413,12 @@ static void perm4_every_generator(void **state)
     size_t words = (size_t)T4 * 3 + 65536;
     uint64_t *v1 = malloc(words * 8);
     assert_non_null(v1);
-    fs_rng *r = seeded("rand", "perm4 every generator");
-    for (size_t i = 0; i < words; i++)
-        v1[i] = (uint64_t)rand_output(r) | (uint64_t)rand_output(r) << 32;
-    fs_rng_free(r);
+    rand_reader rd = {seeded("rand", "perm4 every generator"), 0, 0};
+    for (size_t i = 0; i < words; i++) {
+        uint64_t lo = rand_output(&rd);
+        v1[i] = lo | (uint64_t)rand_output(&rd) << 32;
+    }
+    fs_rng_free(rd.r);
     fs_rng *s = scripted_new();
     scripted_set(s, v1, words * 8);
     assert_false(perm4_uniform(FS_ALG_DURSTENFELD, 0, s));
