@@ -48,7 +48,7 @@
  *
  * Cost: fs_keyed_init() computes 385 bytes of ChaCha20 keystream (well
  * under a microsecond); fs_keyed_at()/fs_keyed_inverse() take one SipHash per
- * round per Feistel pass and 2^b / n < 4 passes on average over positions
+ * round per Feistel pass and 2^b / n <= 4 passes on average over positions
  * (expected O(1)); a single position may need more passes (geometric
  * tail).  O(1) memory (sizeof(fs_keyed), under 400 bytes).
  * Thread safety: an initialised fs_keyed is read-only; share it freely.
