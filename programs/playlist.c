@@ -135,15 +135,22 @@ static int step(const char *state, const char *action, const pl_list *l,
     return CLI_OK;
 }
 
-/* The weights of a TSV list's field, or dies naming the line. */
-static double *read_weights(const pl_list *l, const char *file,
-                            const char *field)
+/* The index of a TSV list's field, or dies: --OPT needs it. */
+static int tsv_field(const pl_list *l, const char *file, const char *opt,
+                     const char *field)
 {
     if (l->format != PL_TSV)
-        cli_die(CLI_USAGE, "--weights needs a TSV list with a header line");
+        cli_die(CLI_USAGE, "--%s needs a TSV list with a header line", opt);
     int f = pl_field_index(l, field);
     if (f < 0)
         cli_die(CLI_FAIL, "%s: no field '%s' in the header", file, field);
+    return f;
+}
+
+/* The weights in field f of a TSV list, or dies naming the line. */
+static double *read_weights(const pl_list *l, const char *file, int f,
+                            const char *field)
+{
     double *w = malloc(l->n * sizeof *w);
     if (w == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
@@ -181,15 +188,9 @@ static int by_text(const void *x, const void *y)
     return c ? c : (la > lb) - (la < lb);
 }
 
-/* Group ids by a TSV field's value (rows without it form one group). */
-static uint64_t *read_groups(const pl_list *l, const char *file,
-                             const char *field)
+/* Group ids by the value of field f (rows without it form one group). */
+static uint64_t *read_groups(const pl_list *l, int f)
 {
-    if (l->format != PL_TSV)
-        cli_die(CLI_USAGE, "--spread needs a TSV list with a header line");
-    int f = pl_field_index(l, field);
-    if (f < 0)
-        cli_die(CLI_FAIL, "%s: no field '%s' in the header", file, field);
     field_ref *r = malloc(l->n * sizeof *r);
     uint64_t *g = malloc(l->n * sizeof *g);
     if (r == NULL || g == NULL)
@@ -210,10 +211,14 @@ static uint64_t *read_groups(const pl_list *l, const char *file,
     return g;
 }
 
-static int spread_cycles(const pl_list *l, const char *file,
-                         const char *field, const char *seed, uint64_t cycles)
+/* K orders by a field: weighted (weights = 1) or spread (weights = 0),
+ * drawn from the seed's ChaCha20 stream. */
+static int field_orders(const pl_list *l, const char *file, int weights,
+                        const char *field, const char *seed, uint64_t cycles)
 {
-    uint64_t *g = read_groups(l, file, field);
+    int f = tsv_field(l, file, weights ? "weights" : "spread", field);
+    double *w = weights ? read_weights(l, file, f, field) : NULL;
+    uint64_t *g = weights ? NULL : read_groups(l, f);
     uint64_t *order = malloc(l->n * sizeof *order);
     out_buf *o = malloc(sizeof *o);
     if (order == NULL || o == NULL)
@@ -222,32 +227,9 @@ static int spread_cycles(const pl_list *l, const char *file,
     out_init(o, stdout);
     out_bytes(o, l->text, l->header_end);
     for (uint64_t k = 0; k < cycles; k++) {
-        cli_check(fs_spread_order(g, l->n, order, rng), "spread");
-        for (size_t i = 0; i < l->n; i++)
-            print_entry(o, l, order[i]);
-    }
-    out_flush(o);
-    fs_rng_free(rng);
-    free(o);
-    free(order);
-    free(g);
-    return CLI_OK;
-}
-
-static int weighted_cycles(const pl_list *l, const char *file,
-                           const char *field, const char *seed,
-                           uint64_t cycles)
-{
-    double *w = read_weights(l, file, field);
-    uint64_t *order = malloc(l->n * sizeof *order);
-    out_buf *o = malloc(sizeof *o);
-    if (order == NULL || o == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    fs_rng *rng = cli_rng(NULL, seed);
-    out_init(o, stdout);
-    out_bytes(o, l->text, l->header_end);
-    for (uint64_t k = 0; k < cycles; k++) {
-        cli_check(fs_weighted_order(w, l->n, order, NULL, rng), "weights");
+        cli_check(w ? fs_weighted_order(w, l->n, order, NULL, rng)
+                    : fs_spread_order(g, l->n, order, rng),
+                  weights ? "weights" : "spread");
         for (size_t i = 0; i < l->n; i++)
             print_entry(o, l, order[i]);
     }
@@ -256,6 +238,7 @@ static int weighted_cycles(const pl_list *l, const char *file,
     free(o);
     free(order);
     free(w);
+    free(g);
     return CLI_OK;
 }
 
@@ -334,8 +317,8 @@ int cmd_playlist(int argc, char **argv)
         return rc;
     }
     if (weights || spread) {
-        int rc = weights ? weighted_cycles(&l, file, weights, seed, cycles)
-                         : spread_cycles(&l, file, spread, seed, cycles);
+        int rc = field_orders(&l, file, weights != NULL,
+                              weights ? weights : spread, seed, cycles);
         pl_list_free(&l);
         return rc;
     }
