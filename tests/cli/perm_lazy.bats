@@ -4,6 +4,7 @@
 # implementation of the specification (keyed_spec.py), and its errors.
 
 setup() {
+    bats_require_minimum_version 1.5.0
     B=${FS_BIN:-$BATS_TEST_DIRNAME/../../build/fairshuf}
     SPEC=$BATS_TEST_DIRNAME/keyed_spec.py
 }

@@ -3,6 +3,7 @@
 # current, seek) and its atomic state file, a changed list, and errors.
 
 setup() {
+    bats_require_minimum_version 1.5.0
     B=${FS_BIN:-$BATS_TEST_DIRNAME/../../build/fairshuf}
     D=$(mktemp -d)
     seq 1 20 | sed 's/^/song/' > "$D/list.txt"
