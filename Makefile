@@ -34,7 +34,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
-HEADERS  := $(shell find include lib -name '*.h')
+HEADERS  := $(shell find include lib programs -name '*.h')
 
 .PHONY: all setup demo check check-sanitize check-clang test install \
         install-shuf-link uninstall bench battery clean help lint

@@ -90,6 +90,22 @@ FS_API int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
                    size_t count);
 
 /* ------------------------------------------------------------------------
+ * GNU shuf's reservoir sampling
+ *
+ * GNU shuf 9.1 with -n K reads a pipe, or a regular file larger than
+ * 8 MiB, by reservoir sampling: it keeps K lines in K slots, then permutes
+ * the slots with its randperm (fs_fyperm over min(n, K) slots, K values).
+ * fs_lines_reservoir replays that sampling over n lines already read, with
+ * exactly GNU's draws (line t >= K draws j in [0, t] and replaces slot j
+ * when j < K; one more draw, for t = n, at end of input; none when n < K).
+ * map[s] receives the line in slot s for s < *kept = min(n, K); map must
+ * hold that many entries.  K = 0 draws nothing.  O(n) draws.
+ * Errors: FS_EINVAL (NULL arguments), the source's errors (FS_EEOF, ...).
+ * ---------------------------------------------------------------------- */
+FS_API int fs_lines_reservoir(const fs_draws *d, uint64_t n, uint64_t k,
+                              uint64_t *map, uint64_t *kept);
+
+/* ------------------------------------------------------------------------
  * Keys of the keyed shuffle
  *
  * fs_lines_key(K, i, L) is the little-endian 64-bit word at byte 8*(i mod
@@ -187,7 +203,9 @@ FS_API size_t fs_lines_default_memory(void);
  * c->memory (plus fixed buffers of a few MiB); at most 2 * 64 temporary
  * files are open at once.  Nothing is written before all input is read;
  * a run that fails after output began has written a prefix only.
- * c->head == 0 reads nothing (and still opens the output).  With
+ * c->head == 0 reads only the c->header header lines, writes them, and
+ * reads nothing more (with no header it reads nothing; the output is
+ * still opened).  With
  * c->head < 2^20 the input is streamed keeping only candidate lines
  * (O(head) lines of memory, c->memory unused).
  * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "io.h"
 
 #define NB 64
 #define NB_BITS 6
@@ -90,17 +91,9 @@ static int bs_write(spill *sp, bucketset *bs, int b, const void *p, size_t n)
         if (rc != FS_OK)
             return rc;
     }
-    const unsigned char *q = p;
-    while (n > 0) {
-        ssize_t r = write(bs->fd[b], q, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return temp_error(sp, r < 0 ? errno : ENOSPC);
-        q += r;
-        n -= (size_t)r;
-        sp->w->res->spilled += (uint64_t)r;
-    }
+    if (fs__write_all(bs->fd[b], p, n) != FS_OK)
+        return temp_error(sp, errno);
+    sp->w->res->spilled += n;
     return FS_OK;
 }
 
@@ -180,18 +173,6 @@ static int feed(spill *sp, bucketset *bs, const unsigned char *buf,
     return FS_OK;
 }
 
-static int read_some(int fd, unsigned char *p, size_t n, size_t *got)
-{
-    ssize_t r;
-    do
-        r = read(fd, p, n);
-    while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return FS_EIO;
-    *got = (size_t)r;
-    return FS_OK;
-}
-
 static int process(spill *sp, bucketset *bs);
 
 /* Splits bucket b of bs (a file too big for the budget) by the next bits. */
@@ -209,7 +190,7 @@ static int split_bucket(spill *sp, bucketset *bs, int b)
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
         size_t got;
-        if (read_some(bs->fd[b], buf + len, cap - len, &got) != FS_OK) {
+        if (fs__read_full(bs->fd[b], buf + len, cap - len, &got) != FS_OK) {
             rc = temp_error(sp, errno);
             break;
         }
@@ -250,20 +231,17 @@ static int load_bucket(spill *sp, bucketset *bs, int b)
     unsigned char *buf = malloc(size ? size : 1);
     if (buf == NULL)
         return FS_ENOMEM;
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = pread(bs->fd[b], buf + got, size - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            free(buf);
-            return temp_error(sp, r < 0 ? errno : EIO);
-        }
-        got += (size_t)r;
+    size_t got;
+    int rc = fs__pread_full(bs->fd[b], buf, size, 0, &got);
+    if (rc == FS_OK && got < size) /* the file shrank under us */
+        errno = EIO, rc = FS_EIO;
+    if (rc != FS_OK) {
+        free(buf);
+        return temp_error(sp, errno);
     }
     close(bs->fd[b]);
     bs->fd[b] = -1;
-    int rc = fs__sort_emit(buf, size, bs->count[b], 1, 0,
+    rc = fs__sort_emit(buf, size, bs->count[b], 1, 0,
                            NB_BITS * (bs->depth + 1), sp->w);
     free(buf);
     return rc;
@@ -292,7 +270,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
                   fs__writer *w)
 {
     const fs_lines_config *c = w->c;
-    size_t memory = c->memory ? c->memory : fs_lines_default_memory();
+    size_t memory = w->memory; /* resolved once, by fs_lines_shuffle */
     spill sp = {0};
     sp.w = w;
     sp.c = c;
@@ -338,7 +316,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
         size_t got;
-        if (read_some(fd, buf + len, cap - len, &got) != FS_OK) {
+        if (fs__read_some(fd, buf + len, cap - len, &got) != FS_OK) {
             w->res->where = FS_LINES_INPUT;
             w->res->err = errno;
             rc = FS_EIO;
