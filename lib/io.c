@@ -27,6 +27,26 @@ int fs__write_all(int fd, const void *p, size_t n)
     return FS_OK;
 }
 
+int fs__pwrite_all(int fd, const void *p, size_t n, off_t off)
+{
+    const unsigned char *q = p;
+    while (n > 0) {
+        ssize_t r = pwrite(fd, q, n < IO_CHUNK ? n : IO_CHUNK, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return FS_EIO;
+        if (r == 0) {
+            errno = ENOSPC;
+            return FS_EIO;
+        }
+        q += r;
+        n -= (size_t)r;
+        off += r;
+    }
+    return FS_OK;
+}
+
 static int read_loop(int fd, void *p, size_t n, off_t off, int positioned,
                      size_t *got)
 {

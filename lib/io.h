@@ -15,6 +15,9 @@
 /* Writes all n bytes of p to fd.  n == 0 writes nothing. */
 int fs__write_all(int fd, const void *p, size_t n);
 
+/* Writes all n bytes of p at file offset off (pwrite). */
+int fs__pwrite_all(int fd, const void *p, size_t n, off_t off);
+
 /* Reads until n bytes or end of file; *got receives the count (< n only at
  * end of file).  Bytes read before an error are counted in *got too. */
 int fs__read_full(int fd, void *p, size_t n, size_t *got);
