@@ -36,23 +36,27 @@ TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
 HEADERS  := $(shell find include lib programs -name '*.h')
 
-.PHONY: all setup demo check check-sanitize check-clang test install \
+.PHONY: all setup setup-build demo check check-sanitize check-clang test install \
         install-shuf-link uninstall bench battery clean help lint
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
 
 help:
 	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
-	@echo "make demo       set up, build and show fairshuf at work"
-	@echo "make check      set up, build and run the test suite (summary line last)"
+	@echo "make demo       set up (build needs only), build, show fairshuf at work"
+	@echo "make check      set up (build and test needs), build, run the suite"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
 
+# setup-build: what the build and the demo need; setup: that plus the tests'.
+setup-build:
+	@scripts/setup.sh build
+
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
@@ -91,7 +95,7 @@ $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
 	@BUILD=$(BUILD) tests/run.sh
 
-demo: setup
+demo: setup-build
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/demo.sh
 
