@@ -200,9 +200,13 @@ FS_API size_t fs_lines_default_memory(void);
 
 /* Shuffles the lines read from fd (see the top of this file) and writes
  * them to the descriptor open_output returns.  Memory stays within about
- * c->memory (plus fixed buffers of a few MiB); at most 2 * 64 temporary
- * files are open at once.  Nothing is written before all input is read;
- * a run that fails after output began has written a prefix only.
+ * c->memory (plus fixed buffers of a few MiB); at most 64 + (number of
+ * bucket splits) temporary files are open at once.  open_output is called
+ * only after all input is read and every temporary file is written (every
+ * bucket split made), so a full disk or too many open files fail before
+ * any output; what can still fail after output began (reading a temporary
+ * file back, memory, the output itself) leaves a prefix only, with an
+ * error returned.
  * c->head == 0 reads only the c->header header lines, writes them, and
  * reads nothing more (with no header it reads nothing; the output is
  * still opened).  With
