@@ -281,5 +281,8 @@ void lines_out_commit(lines_out *o)
         }
         free(dir);
     }
+    free(o->target);
+    free(o->tmp);
+    o->target = o->tmp = NULL;
     o->fd = -1;
 }
