@@ -182,6 +182,27 @@ kill_mid_spill() {
     done
 }
 
+@test "SIGINT, SIGTERM, SIGKILL while writing -o F (endless -r): F untouched, nothing left" {
+    for sig in INT TERM KILL; do
+        printf 'keep\n' > F
+        cp F F.orig
+        env --default-signal=INT "$FS_BIN" lines -r -i 1-5 -o F &
+        pid=$!
+        # wait (without a clock) until its output file is open
+        for _ in $(seq 1000); do
+            ls -l /proc/$pid/fd 2>/dev/null | grep -q "$T/[#.]" && break
+            sleep 0.01
+        done
+        ls -l /proc/$pid/fd | grep -q "$T/[#.]"
+        kill -$sig $pid
+        st=0
+        wait $pid || st=$?
+        [ "$st" -gt 128 ]
+        unchanged F
+        [ "$(ls -A | grep -c fairshuf)" = 0 ]
+    done
+}
+
 @test "closed and full standard output: exit 1 with a message, input untouched" {
     for args in "big" "--memory=64K big" "--seed=s big" "-i 1-100000" "-e a b" \
                 "--random-source=big big" "-r -n 5 -e a"; do
