@@ -165,8 +165,8 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
     int rc;
     switch (c) {
     case OPT_SEED:
-        if (*arg == '\0') {
-            snprintf(msg, len, "invalid seed: ''");
+        if (cli_seed_problem(arg)) {
+            snprintf(msg, len, "%s", cli_seed_problem(arg));
             return CLI_FAIL;
         }
         o->seed = arg;
