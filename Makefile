@@ -34,22 +34,22 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
-HEADERS  := $(shell find include lib -name '*.h')
+HEADERS  := $(shell find include lib programs -name '*.h')
 # Debian's interpreter, where python3-numpy and python3-torch install (not a
 # pyenv or venv python3 that may come first on PATH).
 PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: python all setup demo check check-sanitize check-clang test install \
+.PHONY: python all setup setup-build demo check check-sanitize check-clang test install \
         install-shuf-link uninstall bench battery clean help lint
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
 
 help:
 	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
-	@echo "make demo       set up, build and show fairshuf at work"
-	@echo "make check      set up, build and run the test suite (summary line last)"
+	@echo "make demo       set up (build needs only), build, show fairshuf at work"
+	@echo "make check      set up (build and test needs), build, run the suite"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make python     build the Python package in place (python/)"
@@ -57,8 +57,12 @@ help:
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
 
+# setup-build: what the build and the demo need; setup: that plus the tests'.
+setup-build:
+	@scripts/setup.sh build
+
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
@@ -105,7 +109,7 @@ $(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(PY_EXT)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
-demo: setup
+demo: setup-build
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/demo.sh
 
