@@ -104,6 +104,34 @@ check-sanitize: setup
 check-clang: setup
 	@$(MAKE) --no-print-directory test BUILD=build-clang CC=clang CXX=clang++
 
+# ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
+# build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
+# build/fairshuf-mpi; tests/cli/mpi.bats runs it under mpirun.  mpicc
+# wraps $(CC) (OMPI_CC), so the clang and sanitizer builds cover it too.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_LIB_SRC := $(filter-out mpi/main.c,$(sort $(wildcard mpi/*.c)))
+MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_HDR     := $(wildcard mpi/*.h)
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  MPICC   $<"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) -Impi -c $< -o $@
+
+$(BUILD)/libfairshuf-mpi.a: $(MPI_LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
+                       $(BUILD)/obj/programs/cli.o $(BUILD)/libfairshuf.a
+	@echo "  LD      $@"
+	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
+
+all: $(BUILD)/libfairshuf-mpi.a $(BUILD)/fairshuf-mpi
+endif
+
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	    --inline-suppr -Iinclude -Ilib lib programs

@@ -15,8 +15,10 @@ set -euo pipefail
 #   python3                       test helpers (stream spec, XML check)
 #   cmake                         tests that the installed package is consumable
 #   python3-cryptography          the provably-fair reference checker (tests)
+#   openmpi-bin libopenmpi-dev    fairshuf-mpi (mpi/) and its tests (tests/cli/mpi.bats)
 packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
-          bats dieharder clang python3 python3-cryptography cmake)
+          bats dieharder clang python3 python3-cryptography cmake
+          openmpi-bin libopenmpi-dev) # test need: mpicc/mpirun for mpi/ and mpi.bats
 
 missing=()
 for p in "${packages[@]}"; do
