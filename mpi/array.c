@@ -21,7 +21,7 @@ int fs_mpi_key(MPI_Comm comm, uint8_t key[32])
 
 /* Records sorted by destination; counts per destination in bytes. */
 static int pack(const unsigned char *in, size_t n, size_t size,
-                uint64_t first, const uint8_t *K, int P,
+                uint64_t first, const uint8_t *K, int P, int local,
                 unsigned char **send, uint64_t *scount)
 {
     size_t rec = 16 + size;
@@ -37,7 +37,7 @@ static int pack(const unsigned char *in, size_t n, size_t size,
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
         for (size_t j = 0; j < c; j++)
-            scount[fs_mpi__dest(keys[j], P)] += rec;
+            scount[local >= 0 ? local : fs_mpi__dest(keys[j], P)] += rec;
     }
     for (int d = 1; d < P; d++)
         pos[d] = pos[d - 1] + scount[d - 1];
@@ -45,8 +45,9 @@ static int pack(const unsigned char *in, size_t n, size_t size,
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
         for (size_t j = 0; j < c; j++) {
-            unsigned char *p = s + pos[fs_mpi__dest(keys[j], P)];
-            pos[fs_mpi__dest(keys[j], P)] += rec;
+            int d = local >= 0 ? local : fs_mpi__dest(keys[j], P);
+            unsigned char *p = s + pos[d];
+            pos[d] += rec;
             fs_mpi__put64(p, keys[j]);
             fs_mpi__put64(p + 8, first + i + j);
             memcpy(p + 16, in + (i + j) * size, size);
@@ -136,7 +137,7 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
     *out = NULL;
     *out_n = 0;
     int rc = FS_OK;
-    if (size == 0 || (flags & ~(unsigned)FS_MPI_BALANCED) || (n && !in) ||
+    if (size == 0 || (flags & ~(unsigned)(FS_MPI_BALANCED | FS_MPI__LOCAL_ONLY)) || (n && !in) ||
         key == NULL)
         rc = FS_EINVAL;
     else if (size > (SIZE_MAX - 16) / 2 || (n && n > SIZE_MAX / (16 + size)))
@@ -151,7 +152,9 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
         first = 0;
     uint64_t *sc = calloc((size_t)P, sizeof *sc), *rcnt = malloc((size_t)P * 8);
     unsigned char *send = NULL, *recv = NULL, *o = NULL;
-    rc = sc && rcnt ? pack(in, n, size, first, key, P, &send, sc) : FS_ENOMEM;
+    rc = sc && rcnt ? pack(in, n, size, first, key, P,
+                                 flags & FS_MPI__LOCAL_ONLY ? rank : -1,
+                                 &send, sc) : FS_ENOMEM;
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         goto done;

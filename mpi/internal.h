@@ -10,6 +10,11 @@
 
 #include "fairshuf_mpi.h"
 
+/* Negative control for the tests (fs_mpi_shuffle's flags): elements
+ * never leave their rank, each rank sorts its own -- the "shuffle each
+ * shard locally" that is not a uniform permutation. */
+#define FS_MPI__LOCAL_ONLY (1u << 31)
+
 /* Largest message of the exchange, in bytes (MPI counts are int). */
 extern size_t fs_mpi__chunk;
 

@@ -192,10 +192,10 @@ static int over_budget(run *r, uint64_t need, const char *what)
     if (r->c->memory == 0 || need <= r->c->memory)
         return 0;
     fail(r, FS_ENOMEM,
-         "%s needs about %llu MiB, more than --memory=%llu MiB (ranks do "
+         "%s needs about %llu KiB, more than --memory=%llu KiB (ranks do "
          "not spill to disk yet: use more ranks or a larger --memory)",
-         what, (unsigned long long)(need >> 20),
-         (unsigned long long)(r->c->memory >> 20));
+         what, (unsigned long long)(need >> 10),
+         (unsigned long long)(r->c->memory >> 10));
     return 1;
 }
 

@@ -51,7 +51,7 @@ static const char usage_text[] =
 typedef struct opts {
     const char *cmd, *output, *seed;
     int zero, stats, balanced, local_only, fail_rank;
-    uint64_t memory, n, chunk;
+    uint64_t memory, n, chunk, runs;
     char **files;
     int nfiles;
 } opts;
@@ -72,7 +72,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 enum { O_SEED = 256, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
-       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK };
+       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS };
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -89,6 +89,7 @@ static int parse(int argc, char **argv, opts *o)
         {"test-fail-read", required_argument, NULL, O_FAIL_READ},
         {"test-local-only", no_argument, NULL, O_LOCAL_ONLY},
         {"test-chunk", required_argument, NULL, O_CHUNK},
+        {"test-runs", required_argument, NULL, O_RUNS},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->fail_rank = -1;
@@ -116,6 +117,10 @@ static int parse(int argc, char **argv, opts *o)
             if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
                 return usage_error("invalid chunk: '%s'", optarg);
             o->chunk = v;
+            break;
+        case O_RUNS:
+            if (cli_parse_u64(optarg, &o->runs) != 0 || o->runs == 0)
+                return usage_error("invalid runs: '%s'", optarg);
             break;
         case O_HELP:
             if (rank_ == 0)
@@ -199,7 +204,10 @@ static void stats(const opts *o, const fs_mpi_lines_result *res)
 }
 
 /* The array command: rank r holds [N r/P, N (r+1)/P) as 64-bit integers,
- * fs_mpi_shuffle permutes them, the shard is one decimal per line. */
+ * fs_mpi_shuffle permutes them, the shard is one decimal per line.  The
+ * test hook --test-runs=R does R shuffles with the seeds S:0 .. S:R-1 in
+ * one job, each line "RUN VALUE" (mpirun's start-up dominates small
+ * runs). */
 static int run_array(const opts *o, const uint8_t key[32],
                      fs_mpi_lines_result *res)
 {
@@ -209,46 +217,69 @@ static int run_array(const opts *o, const uint8_t key[32],
     uint64_t *v = malloc((n ? n : 1) * sizeof *v), *out = NULL;
     size_t m = 0;
     fs_mpi__shard sh = {{0}, {0}, -1, 0};
+    FILE *f = NULL;
     int rc = v ? fs_mpi__shard_open(&sh, o->output, rank_, res->msg,
                                     sizeof res->msg)
                : FS_ENOMEM;
     if (rc == FS_ENOMEM)
         snprintf(res->msg, sizeof res->msg, "memory exhausted");
+    else if (rc == FS_OK && (f = fdopen(dup(sh.fd), "w")) == NULL) {
+        rc = FS_EIO;
+        snprintf(res->msg, sizeof res->msg, "%s: %s", sh.tmp, strerror(errno));
+    }
     int st, bad = fs_mpi__agree(MPI_COMM_WORLD, rc, &st);
     if (bad >= 0)
         goto fail;
     for (size_t i = 0; i < n; i++)
         v[i] = lo + i;
-    rc = fs_mpi_shuffle(v, n, sizeof *v, (void **)&out, &m, key,
-                        o->balanced ? FS_MPI_BALANCED : 0, MPI_COMM_WORLD);
-    if (rc != FS_OK) { /* the same status on every rank */
-        snprintf(res->msg, sizeof res->msg, "shuffle: %s", fs_strerror(rc));
-        bad = 0;
-        goto fail;
+    unsigned flags = (o->balanced ? FS_MPI_BALANCED : 0) |
+                     (o->local_only ? FS_MPI__LOCAL_ONLY : 0);
+    uint64_t runs = o->runs ? o->runs : 1;
+    for (uint64_t j = 0; j < runs; j++) {
+        uint8_t k[32];
+        memcpy(k, key, 32);
+        if (o->runs) {
+            char seed[4096];
+            snprintf(seed, sizeof seed, "%s:%llu", o->seed ? o->seed : "",
+                     (unsigned long long)j);
+            fs_seed_to_key(seed, k);
+        }
+        rc = fs_mpi_shuffle(v, n, sizeof *v, (void **)&out, &m, k, flags,
+                            MPI_COMM_WORLD);
+        if (rc != FS_OK) { /* the same status on every rank */
+            snprintf(res->msg, sizeof res->msg, "shuffle: %s", fs_strerror(rc));
+            bad = 0;
+            goto fail;
+        }
+        for (size_t i = 0; i < m; i++)
+            if (o->runs)
+                fprintf(f, "%llu %llu\n", (unsigned long long)j,
+                        (unsigned long long)out[i]);
+            else
+                fprintf(f, "%llu\n", (unsigned long long)out[i]);
+        free(out);
+        out = NULL;
+        res->lines_out += m;
     }
-    FILE *f = fdopen(dup(sh.fd), "w");
-    for (size_t i = 0; f && i < m; i++)
-        fprintf(f, "%llu\n", (unsigned long long)out[i]);
-    if (f == NULL || fflush(f) != 0 || ferror(f)) {
+    if (fflush(f) != 0 || ferror(f)) {
         rc = FS_EIO;
         snprintf(res->msg, sizeof res->msg, "%s: %s", sh.tmp, strerror(errno));
     }
-    if (f)
-        fclose(f);
-    res->lines_out = m;
     if (rc == FS_OK)
         rc = fs_mpi__shard_close(&sh, res->msg, sizeof res->msg);
     if ((bad = fs_mpi__agree(MPI_COMM_WORLD, rc, &st)) >= 0)
         goto fail;
     rc = fs_mpi__shard_commit(&sh, res->msg, sizeof res->msg);
     if ((bad = fs_mpi__agree(MPI_COMM_WORLD, rc, &st)) < 0) {
+        fclose(f);
         free(v);
-        free(out);
         return FS_OK;
     }
 fail:
     MPI_Bcast(res->msg, (int)sizeof res->msg, MPI_CHAR, bad, MPI_COMM_WORLD);
     res->bad_rank = bad;
+    if (f)
+        fclose(f);
     fs_mpi__shard_discard(&sh);
     free(v);
     free(out);
