@@ -16,8 +16,10 @@ setup() {
     # as root Open MPI wants these; shared memory only, no network probing
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-    # Open MPI's own allocations at exit are not ours to report
+    # under ASan: Open MPI's own allocations at exit are not ours to report
+    # (full stacks, so that frames in its plugins name their library)
     export LSAN_OPTIONS="suppressions=$BATS_TEST_DIRNAME/../../mpi/lsan.supp:print_suppressions=0"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 }
 
 need_mpi() {
