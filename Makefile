@@ -130,6 +130,12 @@ $(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
 	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
 
 all: $(BUILD)/libfairshuf-mpi.a $(BUILD)/fairshuf-mpi
+
+.PHONY: install-mpi
+install-mpi: install $(BUILD)/fairshuf-mpi
+	install -m 644 mpi/fairshuf_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libfairshuf-mpi.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/fairshuf-mpi $(DESTDIR)$(PREFIX)/bin/
 endif
 
 lint:
