@@ -6,12 +6,13 @@
 #
 #   bench/mpi.sh                 3e6-line file (133 MB), 3 runs, P = 1..4
 #   LINES=1e7 RUNS=5 PS="1 2 4" bench/mpi.sh
+#   MEMORY=32M bench/mpi.sh      out of core: pieces and bucket files
 # Environment: BIN (default build/fairshuf), MPI_BIN (build/fairshuf-mpi),
 # DIR for the data (default a fresh directory under /tmp, removed at the
 # end).  Output: a markdown table on stdout.  Not part of the test suite.
 #
 # Columns: wall = mpirun start to end (includes its ~0.5 s start-up);
-# work = the slowest rank's read + keys + exchange + sort + write;
+# work = the slowest rank's time from reading to its shard's rename;
 # per-rank MB/s = (input MB / P) / work, the rate one rank sustains;
 # RSS = the largest rank's peak resident memory.
 set -eu
@@ -60,14 +61,15 @@ for p in $PS; do
         rm -f "$DIR"/out.*
         t0=$(date +%s.%N)
         mpirun -np "$p" --oversubscribe "$MPI_BIN" lines --seed=bench --stats \
+            ${MEMORY:+--memory=$MEMORY} \
             -o "$DIR/out.%d" "$file" 2> "$DIR/stats"
         t1=$(date +%s.%N)
         for ((r = 0; r < p; r++)); do cat "$DIR/out.$r"; done | cmp - "$DIR/ref"
         walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
-        # "read A keys B exchange C sort D write E s; peak RSS K KiB"
+        # "... total T s; peak RSS K KiB"
         set -- $(awk '/ rank [0-9]+ of / {
                 for (i = 1; i <= NF; i++) {
-                    if ($i == "read") w = $(i+1) + $(i+3) + $(i+5) + $(i+7) + $(i+9)
+                    if ($i == "total") w = $(i+1)
                     if ($i == "RSS") r = $(i+1)
                     if ($i == "sent") s = $(i+1)
                 }

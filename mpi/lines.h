@@ -11,7 +11,10 @@ typedef struct fs_mpi_lines_config {
     unsigned char delim;  /* '\n' or '\0' */
     uint8_t key[32];      /* K of the keyed order (the same on all ranks) */
     const char *pattern;  /* shard names: one %d (the rank), %% for % */
-    uint64_t memory;      /* per-rank budget in bytes (0: none) */
+    uint64_t memory;      /* per-rank budget in bytes (0: none); a share
+                             that does not fit is streamed in pieces and
+                             what arrives is bucketed to temporary files */
+    const char *tmpdir;   /* for those files (NULL: /tmp) */
     int fail_rank;        /* test hook: this rank's read fails (-1: none) */
     int local_only;       /* negative control: lines stay on their rank */
 } fs_mpi_lines_config;
@@ -20,7 +23,9 @@ typedef struct fs_mpi_lines_result {
     int bad_rank;         /* lowest failing rank, -1 if none */
     char msg[8192];       /* its message, "what: why" (on every rank) */
     uint64_t bytes_in, lines_in, bytes_out, lines_out, sent, received;
-    double t_read, t_keys, t_exchange, t_sort, t_write; /* seconds */
+    uint64_t spilled;     /* bytes written to temporary files */
+    double t_read, t_keys, t_exchange, t_spill, t_sort, t_write; /* s */
+    double t_total;       /* the whole call */
 } fs_mpi_lines_result;
 
 /* Shuffles the lines of the input into one shard per rank (see

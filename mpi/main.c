@@ -33,10 +33,12 @@ static const char usage_text[] =
     "      --seed=S          reproducible order (the key of fairshuf lines);\n"
     "                        default: a key from rank 0's operating system\n"
     "  -z, --zero-terminated line delimiter is NUL, not newline (lines)\n"
-    "      --memory=SIZE     per-rank memory budget (K, M, G suffixes); a rank\n"
-    "                        that would need more fails cleanly (ranks do not\n"
-    "                        spill to disk yet); default: half the available\n"
-    "                        memory shared by the ranks on the node\n"
+    "      --memory=SIZE     per-rank memory budget (K, M, G suffixes); larger\n"
+    "                        shares are exchanged in pieces and sorted from\n"
+    "                        temporary files (default: half the available\n"
+    "                        memory shared by the ranks on the node)\n"
+    "  -T, --temporary-directory=DIR  temporary files go in DIR, not $TMPDIR\n"
+    "                        or /tmp; they are unlinked at once\n"
     "      --balanced        exactly balanced shard sizes (array; lines and\n"
     "                        array shards otherwise differ by chance)\n"
     "      --stats           per-rank figures on stderr (lines, bytes, times,\n"
@@ -49,7 +51,7 @@ static const char usage_text[] =
     "1 failure (on any rank), 2 usage error.  Manual: fairshuf-mpi(1).\n";
 
 typedef struct opts {
-    const char *cmd, *output, *seed;
+    const char *cmd, *output, *seed, *tmpdir;
     int zero, stats, balanced, local_only, fail_rank;
     uint64_t memory, n, chunk, runs;
     char **files;
@@ -80,6 +82,7 @@ static int parse(int argc, char **argv, opts *o)
         {"output", required_argument, NULL, 'o'},
         {"seed", required_argument, NULL, O_SEED},
         {"zero-terminated", no_argument, NULL, 'z'},
+        {"temporary-directory", required_argument, NULL, 'T'},
         {"memory", required_argument, NULL, O_MEMORY},
         {"stats", no_argument, NULL, O_STATS},
         {"balanced", no_argument, NULL, O_BALANCED},
@@ -95,11 +98,12 @@ static int parse(int argc, char **argv, opts *o)
     o->fail_rank = -1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:z", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:zT:", longs, NULL)) != -1) {
         uint64_t v;
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'z': o->zero = 1; break;
+        case 'T': o->tmpdir = optarg; break;
         case O_SEED: o->seed = optarg; break;
         case O_STATS: o->stats = 1; break;
         case O_BALANCED: o->balanced = 1; break;
@@ -191,15 +195,17 @@ static void stats(const opts *o, const fs_mpi_lines_result *res)
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr,
             "%s: rank %d of %d: in %llu lines %llu bytes; out %llu lines "
-            "%llu bytes; sent %llu received %llu bytes; read %.3f keys %.3f "
-            "exchange %.3f sort %.3f write %.3f s; peak RSS %ld KiB\n",
+            "%llu bytes; sent %llu received %llu spilled %llu bytes; read %.3f "
+            "keys %.3f exchange %.3f spill %.3f sort %.3f write %.3f total %.3f "
+            "s; peak RSS %ld KiB\n",
             cli_prog, rank_, P_, (unsigned long long)res->lines_in,
             (unsigned long long)res->bytes_in,
             (unsigned long long)res->lines_out,
             (unsigned long long)res->bytes_out,
             (unsigned long long)res->sent, (unsigned long long)res->received,
-            res->t_read, res->t_keys, res->t_exchange, res->t_sort,
-            res->t_write, ru.ru_maxrss);
+            (unsigned long long)res->spilled, res->t_read, res->t_keys,
+            res->t_exchange, res->t_spill, res->t_sort, res->t_write,
+            res->t_total, ru.ru_maxrss);
     (void)o;
 }
 
@@ -315,6 +321,8 @@ int main(int argc, char **argv)
         fs_mpi__chunk = (size_t)o.chunk;
     if (o.memory == 0)
         o.memory = default_memory();
+    if (o.tmpdir == NULL && (o.tmpdir = getenv("TMPDIR")) == NULL)
+        o.tmpdir = "/tmp";
     uint8_t key[32];
     fs_mpi_lines_result res;
     memset(&res, 0, sizeof res);
@@ -328,8 +336,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(o.cmd, "lines") == 0) {
         fs_mpi_lines_config c = {o.files, o.nfiles, o.zero ? '\0' : '\n',
-                                 {0}, o.output, o.memory, o.fail_rank,
-                                 o.local_only};
+                                 {0}, o.output, o.memory, o.tmpdir,
+                                 o.fail_rank, o.local_only};
         memcpy(c.key, key, 32);
         rc = fs_mpi__lines(&c, MPI_COMM_WORLD, &res);
     } else {

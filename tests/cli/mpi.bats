@@ -195,11 +195,27 @@ uniformity() {
     [ "$(ls | grep out)" = "out.2" ] && [ -z "$(ls out.2)" ]
 }
 
-@test "mpi: --memory: a rank over its budget fails cleanly" {
+@test "mpi lines: out of core (--memory, -T): same bytes, P = 1 and 3" {
+    need_mpi
+    { seq 1 60000; head -c 100000 /dev/zero | tr '\0' 'L'; echo; seq 1 5000; } > in1
+    seq 70000 90000 > in2
+    cat in1 in2 | "$FS_BIN" lines --seed=ooc > ref
+    mkdir tmp
+    for p in 1 3; do
+        rm -f out.*
+        mpi "$p" lines --seed=ooc --memory=1500K -T tmp --stats -o out.%d in1 in2 2> stats
+        shards "$p" out | cmp - ref
+        grep -q "spilled [1-9]" stats # it did go through bucket files
+    done
+    [ -z "$(ls tmp)" ]
+}
+
+@test "mpi: a bucket over --memory fails cleanly on every rank" {
     need_mpi
     seq 1 100000 > in
     run mpi 2 lines --seed=1 --memory=100K -o out.%d in
     [ "$status" -ne 0 ]
-    [[ $output == *"rank 0: this rank's share needs about"*"more than --memory=100 KiB"* ]]
+    [[ $output == *"rank "?": a bucket of what this rank received needs about"*"more than --memory=100 KiB"* ]]
+    [[ $output == *"stopped: rank "?" failed: a bucket"* ]]
     [ -z "$(ls | grep out)" ]
 }
