@@ -110,7 +110,7 @@ check-clang: setup
 # wraps $(CC) (OMPI_CC), so the clang and sanitizer builds cover it too.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
 ifneq ($(MPICC),)
-MPI_LIB_SRC := $(filter-out mpi/main.c,$(sort $(wildcard mpi/*.c)))
+MPI_LIB_SRC := $(filter-out mpi/main.c,$(sort $(wildcard mpi/*.c)))  # not mpi/tests/
 MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_HDR     := $(wildcard mpi/*.h)
 
@@ -130,6 +130,16 @@ $(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
 	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
 
 all: $(BUILD)/libfairshuf-mpi.a $(BUILD)/fairshuf-mpi
+
+# unit test of the local pieces; tests/run.sh runs every tests/test_*
+$(BUILD)/tests/test_mpi_sort: mpi/tests/test_mpi_sort.c $(BUILD)/libfairshuf-mpi.a \
+                              $(BUILD)/libfairshuf.a $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Impi $(SANLD) -o $@ $< \
+	    $(BUILD)/libfairshuf-mpi.a $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
+
+test: $(BUILD)/tests/test_mpi_sort
 
 .PHONY: install-mpi
 install-mpi: install $(BUILD)/fairshuf-mpi
