@@ -267,7 +267,11 @@ static void sort_write(run *r, const unsigned char *rec, uint64_t total,
     double t0 = MPI_Wtime();
     fs_mpi__item *it = NULL;
     unsigned char *wb = NULL;
-    enum { WB = 1 << 20 };
+    /* the output buffer: 1 MiB, less in a small budget */
+    size_t WB = r->c->memory && r->c->memory / 8 < ((size_t)1 << 20)
+                    ? (size_t)(r->c->memory / 8) : (size_t)1 << 20;
+    if (WB < 4096)
+        WB = 4096;
     if (over_budget(r, total + 24 * n + WB, what))
         return;
     if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||

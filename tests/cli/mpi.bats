@@ -212,7 +212,7 @@ uniformity() {
 
 @test "mpi: a bucket over --memory fails cleanly on every rank" {
     need_mpi
-    seq 1 100000 > in
+    { seq 1 10000; head -c 300000 /dev/zero | tr '\0' 'L'; echo; } > in # one line of 3 budgets
     run mpi 2 lines --seed=1 --memory=100K -o out.%d in
     [ "$status" -ne 0 ]
     [[ $output == *"rank "?": a bucket of what this rank received needs about"*"more than --memory=100 KiB"* ]]
