@@ -173,8 +173,8 @@ static int parse(int argc, char **argv, opts *o)
         return usage_error("invalid --output pattern '%s': it needs exactly "
                            "one %%d (the rank) and no other %% but %%%%",
                            o->output);
-    if (o->seed && o->seed[0] == '\0')
-        return usage_error("%s", "invalid seed: ''");
+    if (cli_seed_problem(o->seed))
+        return usage_error("%s", cli_seed_problem(o->seed));
     return 0;
 }
 

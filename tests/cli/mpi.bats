@@ -66,6 +66,9 @@ shards() {
     run "$MPI_BIN" frob -o 'x.%d'
     [ "$status" -eq 2 ]
     [[ $output == *"unknown command 'frob'"* ]]
+    run "$MPI_BIN" lines --seed= -o 'x.%d' a
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: invalid seed: '': empty"* ]]
 }
 
 @test "mpi lines: several files, P = 1..4: byte-identical to fairshuf lines --seed" {
