@@ -122,6 +122,50 @@ check-sanitize: setup
 check-clang: setup
 	@$(MAKE) --no-print-directory test BUILD=build-clang CC=clang CXX=clang++
 
+# ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
+# build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
+# build/fairshuf-mpi; tests/cli/mpi.bats runs it under mpirun.  mpicc
+# wraps $(CC) (OMPI_CC), so the clang and sanitizer builds cover it too.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_LIB_SRC := $(filter-out mpi/main.c,$(sort $(wildcard mpi/*.c)))  # not mpi/tests/
+MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_HDR     := $(wildcard mpi/*.h)
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  MPICC   $<"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) -Impi -c $< -o $@
+
+$(BUILD)/libfairshuf-mpi.a: $(MPI_LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
+                       $(BUILD)/obj/programs/cli.o $(BUILD)/libfairshuf.a
+	@echo "  LD      $@"
+	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
+
+all: $(BUILD)/libfairshuf-mpi.a $(BUILD)/fairshuf-mpi
+
+# unit test of the local pieces; tests/run.sh runs every tests/test_*
+$(BUILD)/tests/test_mpi_sort: mpi/tests/test_mpi_sort.c $(BUILD)/libfairshuf-mpi.a \
+                              $(BUILD)/libfairshuf.a $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Impi $(SANLD) -o $@ $< \
+	    $(BUILD)/libfairshuf-mpi.a $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
+
+test: $(BUILD)/tests/test_mpi_sort
+
+.PHONY: install-mpi
+install-mpi: install $(BUILD)/fairshuf-mpi
+	install -m 644 mpi/fairshuf_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libfairshuf-mpi.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/fairshuf-mpi $(DESTDIR)$(PREFIX)/bin/
+endif
+
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	    --inline-suppr -Iinclude -Ilib lib programs

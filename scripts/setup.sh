@@ -28,6 +28,7 @@ test=(
     python3-pytest    # the Python package's tests
     python3-pip       # tests that `pip install ./python` works offline
     python3-torch     # tests the PyTorch sampler with a real DataLoader
+    openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
 )
 
 case "${1:-test}" in
