@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "cli.h"
 
 const char *cli_prog = "fairshuf";
@@ -193,7 +195,24 @@ static void close_stdout(void)
     }
 }
 
+/* libsodium calls its misuse handler, then abort(), when it cannot go on;
+ * for fairshuf that happens only when the OS refuses randomness while
+ * sodium_init() sets itself up (its probe and canary need getrandom).  The
+ * library cannot exit; the program can: report it like any refused
+ * randomness and exit 1 instead of dumping core.  Nothing buffered on
+ * stdout is written (_exit), so no partial output appears. */
+static void sodium_refused(void)
+{
+    static const char msg[] =
+        ": cannot initialise libsodium: the OS refused randomness\n";
+    ssize_t ignored = write(STDERR_FILENO, cli_prog, strlen(cli_prog));
+    ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(CLI_FAIL);
+}
+
 void cli_atexit_close_stdout(void)
 {
     atexit(close_stdout);
+    sodium_set_misuse_handler(sodium_refused);
 }

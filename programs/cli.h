@@ -49,7 +49,9 @@ _Noreturn void cli_list_algorithms(void);
 /* Dies "PROG: WHAT: fs_strerror(rc)" unless rc == FS_OK. */
 void cli_check(int rc, const char *what);
 
-/* Registers the stdout check at exit: a failed write or close of stdout
+/* Also makes libsodium's fatal start-up failure (the OS refusing
+ * randomness inside sodium_init) a message and exit 1, not an abort.
+ * Registers the stdout check at exit: a failed write or close of stdout
  * reports "write error: ..." and exits 1 (coreutils' close_stdout). */
 void cli_atexit_close_stdout(void);
 
