@@ -37,7 +37,7 @@ TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -
 HEADERS  := $(shell find include lib -name '*.h')
 
 .PHONY: all setup demo check check-sanitize check-clang test install \
-        install-shuf-link uninstall bench battery clean help lint
+        install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
 
@@ -49,6 +49,7 @@ help:
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
+	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
 
 setup:
@@ -88,7 +89,12 @@ $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl
 
-test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
+# make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
+$(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
+	@mkdir -p $(dir $@)
+	@$(CC) -shared -fPIC -O2 -o $@ $<
+
+test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so
 	@BUILD=$(BUILD) tests/run.sh
 
 demo: setup
@@ -113,6 +119,11 @@ bench: all
 
 battery: all
 	@BUILD=$(BUILD) bench/battery.sh
+
+# Opt-in: plants each mutant of lib/**/MUTANTS and programs/MUTANTS in a
+# scratch copy and runs the suite on it (docs/testing.md).
+mutants:
+	@MUTANTS=$(MUTANTS) scripts/mutants.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
