@@ -230,6 +230,16 @@ static size_t words_sort_key(unsigned n, const unsigned *digit, uint64_t *w)
     return n;
 }
 
+/* Sort-key with ties: all n first keys equal, so the whole run is keyed
+ * again (one fresh word per element, in order), with distinct keys. */
+static size_t words_sort_key_ties(unsigned n, const unsigned *digit,
+                                  uint64_t *w)
+{
+    for (unsigned i = 0; i < n; i++)
+        w[i] = (uint64_t)7 << 58;
+    return n + words_sort_key(n, digit, w + n);
+}
+
 static const drawing drawings[] = {
     {"durstenfeld", FS_ALG_DURSTENFELD, VIA_WITH, d_n_minus_1, b_down, words_plain},
     {"sattolo", FS_ALG_SATTOLO, VIA_WITH, d_n_minus_1, b_sattolo, words_plain},
@@ -239,6 +249,7 @@ static const drawing drawings[] = {
     {"partial", FS_ALG_AUTO, VIA_PARTIAL, d_n_minus_1, b_down, words_plain},
     {"rejection", FS_ALG_REJECTION, VIA_WITH, d_n, b_down, words_rejection},
     {"sort-key", FS_ALG_SORT_KEY, VIA_WITH, d_n, b_down, words_sort_key},
+    {"sort-key ties", FS_ALG_SORT_KEY, VIA_WITH, d_n, b_down, words_sort_key_ties},
     {"auto", FS_ALG_AUTO, VIA_WITH, d_one, b_fact, words_batch},
 };
 
