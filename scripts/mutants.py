@@ -252,7 +252,9 @@ def main():
                           flush=True)
                     problems += 1
                     continue
-                first = [n for n in files if any(t in n for t in mu["tests"])]
+                first = []
+                for t in mu["tests"]:
+                    first += [n for n in files if t in n and n not in first]
                 rest = [n for n in order if n not in first]
                 verdict = None
                 for name in first + rest:
