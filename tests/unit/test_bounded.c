@@ -347,22 +347,23 @@ static void threshold_boundary_words(void **state)
     scripted_free(r);
 }
 
-/* Rejection, statistically: a generator whose words all sit in the
- * rejection zone or just above it.  For n = 2^63 + 1 the zone is almost
- * half of all words (t = 2^63 - 1); draws must stay uniform over the two
- * halves of [0, n) and consume about two words each. */
+/* Rejection, statistically: for n = 0xaaaaaaaaaaaaaaab (about 2/3 of
+ * 2^64) a third of all words lie in the rejection zone.  Without
+ * rejection r = hi(x n) ~ 2x/3 gets two words when even and one when odd:
+ * 2/3 of the results would be even.  With it each result has exactly one
+ * word: half are even. */
 static void rejection_zone_is_redrawn(void **state)
 {
     (void)state;
     fs_rng *r = seeded("splitmix64", "zone");
-    uint64_t n = ((uint64_t)1 << 63) + 1;
-    unsigned high = 0, draws = 20000;
+    uint64_t n = 0xaaaaaaaaaaaaaaabULL;
+    assert_int_equal(threshold_ref(n), UINT64_MAX - n + 1); /* 2^64 - n */
+    unsigned even = 0, draws = 20000;
     for (unsigned i = 0; i < draws; i++)
-        high += fs_below(r, n) >= n / 2;
-    /* Without rejection, results >= n/2 come from words x >= 2^63 ... and
-     * from the rejection zone of the lower half: 3/4 instead of 1/2.
-     * Binomial(20000, 1/2): sd 71; accept 10000 +- 500 (7 sd). */
-    assert_in_range(high, 9500, 10500);
+        even += (fs_below(r, n) & 1) == 0;
+    /* Binomial(20000, 1/2): sd 71; accept 10000 +- 500 (7 sd); the
+     * biased 2/3 is 13333, 47 sd away. */
+    assert_in_range(even, 9500, 10500);
     fs_rng_free(r);
 }
 
