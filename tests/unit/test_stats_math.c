@@ -395,6 +395,49 @@ static void test_holm_corrects(void **state)
     assert_int_equal(rej[2], 0);
 }
 
+/* Pooling with a short tail: n = 6, 200 trials.  Cycles: c(6,k) = 120,
+ * 274, 225, 85, 15, 1 of 720 expect 33.3, 76.1, 62.5, 23.6, 4.2, 0.3; the
+ * tail {5, 6} expects 4.4 < 5 and must join {4}: classes {0,1} {2} {3}
+ * {4,5,6}, df 3.  Fixed points: 265, 264, 135, 40, 15, 0, 1 of 720: the
+ * tail {4,5,6} expects 4.4 and joins {3}: {0} {1} {2} {3..6}, df 3. */
+static void test_known_answers_short_tail(void **state)
+{
+    (void)state;
+    const unsigned n = 6, T = 200;
+    fs_tally *t;
+    assert_int_equal(fs_tally_new(&t, n, FS_TEST_CYCLES | FS_TEST_FIXED, 0),
+                     FS_OK);
+    fs_rng *rng;
+    assert_int_equal(fs_rng_new(&rng, "xoshiro256ss", "short-tail"), FS_OK);
+    double cyc[7] = {0}, fix[7] = {0};
+    for (unsigned trial = 0; trial < T; trial++) {
+        uint32_t p[6] = {0, 1, 2, 3, 4, 5};
+        assert_int_equal(fs_shuffle(p, n, sizeof p[0], rng), FS_OK);
+        assert_int_equal(fs_tally_add(t, p), FS_OK);
+        unsigned seen = 0, cycles = 0, fixed = 0;
+        for (unsigned j = 0; j < n; j++) {
+            fixed += p[j] == j;
+            if (!(seen >> j & 1)) {
+                cycles++;
+                for (unsigned x = j; !(seen >> x & 1); x = p[x])
+                    seen |= 1u << x;
+            }
+        }
+        cyc[cycles]++;
+        fix[fixed]++;
+    }
+    fs_rng_free(rng);
+    double co[4] = {cyc[1], cyc[2], cyc[3], cyc[4] + cyc[5] + cyc[6]};
+    double ce[4] = {T * 120.0 / 720, T * 274.0 / 720, T * 225.0 / 720,
+                    T * 101.0 / 720};
+    check_result(t, FS_TEST_CYCLES, pearson(co, ce, 4), 3);
+    double fo[4] = {fix[0], fix[1], fix[2], fix[3] + fix[4] + fix[5] + fix[6]};
+    double fe[4] = {T * 265.0 / 720, T * 264.0 / 720, T * 135.0 / 720,
+                    T * 56.0 / 720};
+    check_result(t, FS_TEST_FIXED, pearson(fo, fe, 4), 3);
+    fs_tally_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_holm),
         cmocka_unit_test(test_log2_factorial),
         cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_known_answers_short_tail),
         cmocka_unit_test(test_holm_corrects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
