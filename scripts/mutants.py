@@ -161,7 +161,7 @@ def run_one(tree, name, timeout):
     except subprocess.TimeoutExpired:
         return f"timed out after {timeout:.0f} s"
     out = r.stdout.decode(errors="replace")
-    bad = [re.sub(r"^not ok \d+ -? ?", "", l).strip()
+    bad = [re.sub(r"^not ok \d+ (- )?", "", l).strip()
            for l in out.split("\n") if re.match(r"^not ok \d", l)]
     if bad:  # every failing case of the file: how thin the kill is
         return ", ".join(bad[:6]) + (f" (+{len(bad) - 6})" if len(bad) > 6 else "")
