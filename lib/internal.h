@@ -10,7 +10,9 @@
 #define FS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* A generator is a byte stream served from a buffer; the buffer is refilled
- * by the generator's own function.  For an OS-keyed chacha20 the stream
+ * by the generator's own function.  Every reader zeroes the bytes it takes
+ * (as OpenBSD's arc4random does): a state read later holds only output
+ * not yet handed out, never what was (fast key erasure, docs/entropy.md).  For an OS-keyed chacha20 the stream
  * (and the key) live in a MADV_WIPEONFORK page, so a child sees pos == end
  * == 0 and re-keys on its first draw. */
 #define FS_RNG_BUF 1024
@@ -27,6 +29,13 @@ typedef struct fs_rng_vtable {
      * failure sets rng->error and fills zeros. */
     void (*refill)(struct fs_rng *rng);
     void (*destroy)(struct fs_rng *rng); /* optional */
+    /* Seeding (lib/rng/seed.c calls it, so a generator is its own file plus
+     * a line in rng.c's registry): seed_u64 takes the integer of
+     * docs/stream.md §1 (from the seed string, or 64 bits from the OS);
+     * a generator keyed otherwise sets seed_string instead, which gets the
+     * seed string itself (NULL: from the OS). */
+    int (*seed_u64)(struct fs_rng *rng, uint64_t seed);
+    int (*seed_string)(struct fs_rng *rng, const char *seed);
 } fs_rng_vtable;
 
 struct fs_rng {
@@ -51,6 +60,7 @@ static inline uint64_t fs__u64(fs_rng *rng)
     if (FS_LIKELY(s->end - s->pos >= 8)) {
         uint64_t v;
         memcpy(&v, s->buf + s->pos, 8);
+        memset(s->buf + s->pos, 0, 8); /* erased as handed out */
         s->pos += 8;
         return v; /* little-endian hosts only (checked in rng.c) */
     }
@@ -63,6 +73,7 @@ static inline uint32_t fs__u32(fs_rng *rng)
     if (FS_LIKELY(s->end - s->pos >= 4)) {
         uint32_t v;
         memcpy(&v, s->buf + s->pos, 4);
+        memset(s->buf + s->pos, 0, 4);
         s->pos += 4;
         return v;
     }

@@ -334,8 +334,8 @@ int cmd_verify(int argc, char **argv)
         cli_list_algorithms();
     if (rng_name && strcmp(rng_name, "list") == 0)
         cli_list_rngs();
-    if (*seed == '\0')
-        cli_die(CLI_USAGE, "invalid seed: the seed must not be empty");
+    if (cli_seed_problem(seed))
+        cli_die(CLI_USAGE, "%s", cli_seed_problem(seed));
     if (input && alg_name)
         cli_die(CLI_USAGE, "--input and --algorithm are exclusive");
     if (input && (have_trials || rng_name))

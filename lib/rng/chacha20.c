@@ -7,7 +7,8 @@
  *   wraps and the nonce's first 32-bit little-endian word counts up.
  * OS-keyed: the key comes from getrandom; each refill draws 1024 bytes of
  *   output plus 32 bytes that replace the key (fast key erasure: a state
- *   read later does not reveal earlier output), and every 1 MiB fresh OS
+ *   read later does not reveal earlier output -- with the readers zeroing
+ *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
  *   entropy is mixed into the key.  Key and buffer live in a
  *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
  *   from the OS on its first draw; where the kernel lacks WIPEONFORK the
@@ -121,7 +122,7 @@ static void destroy(fs_rng *rng)
     rng->ext = NULL;
 }
 
-int fs__chacha20_seed(fs_rng *rng, const char *seed)
+static int seed_string(fs_rng *rng, const char *seed)
 {
     if (seed != NULL) {
         chacha_seeded *c = calloc(1, sizeof *c);
@@ -176,4 +177,5 @@ static const fs_rng_info info = {
     "ChaCha20 keystream (libsodium, RFC 8439); cryptographic; the default",
     64, 256 + 96 + 32, 256, 1, 0};
 
-const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy};
+const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy, NULL,
+                                        seed_string};
