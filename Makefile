@@ -42,7 +42,7 @@ PYTHON   ?= /usr/bin/python3
 PY_EXT   := python/fairshuf/_core.stamp
 
 .PHONY: python all setup setup-build demo check check-sanitize check-clang test install \
-        install-shuf-link uninstall bench battery clean help lint
+        install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
 
@@ -55,6 +55,7 @@ help:
 	@echo "make python     build the Python package in place (python/)"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
+	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
 
 # setup-build: what the build and the demo need; setup: that plus the tests'.
@@ -106,7 +107,13 @@ $(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
 	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
 	@touch $@
 
-test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(PY_EXT)
+# make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
+$(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
+	@mkdir -p $(dir $@)
+	@$(CC) -shared -fPIC -O2 -o $@ $<
+
+test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
+      $(PY_EXT)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build
@@ -175,6 +182,11 @@ bench: all
 
 battery: all
 	@BUILD=$(BUILD) bench/battery.sh
+
+# Opt-in: plants each mutant of lib/**/MUTANTS and programs/MUTANTS in a
+# scratch copy and runs the suite on it (docs/testing.md).
+mutants:
+	@MUTANTS=$(MUTANTS) scripts/mutants.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \

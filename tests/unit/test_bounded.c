@@ -226,6 +226,147 @@ static void batch_64_matches_lemire(void **state)
     fs_rng_free(b);
 }
 
+/* 2^64 mod n by 128-bit arithmetic: the reference for the threshold. */
+static uint64_t threshold_ref(uint64_t n)
+{
+    return (uint64_t)((((fs_u128)1) << 64) % n);
+}
+
+/* Some bounds: small ones, powers of two and their neighbours, the top of
+ * the range, and pseudo-random ones of every magnitude. */
+static size_t some_bounds(uint64_t *b, size_t cap)
+{
+    size_t k = 0;
+    for (uint64_t n = 1; n <= 2000 && k < cap; n++)
+        b[k++] = n;
+    for (int e = 1; e < 64 && k + 3 <= cap; e++) {
+        uint64_t p = (uint64_t)1 << e;
+        b[k++] = p - 1, b[k++] = p, b[k++] = p + 1;
+    }
+    b[k++] = UINT64_MAX, b[k++] = UINT64_MAX - 1, b[k++] = UINT64_MAX / 3;
+    uint64_t x = 0x243f6a8885a308d3ULL;
+    while (k < cap) { /* splitmix64, shifted to every magnitude */
+        uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        z >>= k % 64;
+        b[k++] = z ? z : 1;
+    }
+    return k;
+}
+
+/* The 64-bit threshold (-n) % n equals 2^64 mod n computed in 128 bits. */
+static void threshold_matches_128bit(void **state)
+{
+    (void)state;
+    static uint64_t b[6000];
+    size_t k = some_bounds(b, 6000);
+    for (size_t i = 0; i < k; i++)
+        assert_int_equal(fs__lemire_threshold64(b[i]), threshold_ref(b[i]));
+}
+
+/* The inverse of an odd a modulo 2^64 (Newton's iteration). */
+static uint64_t inverse64(uint64_t a)
+{
+    uint64_t x = a; /* correct to 3 bits */
+    for (int i = 0; i < 5; i++)
+        x *= 2 - a * x;
+    return x;
+}
+
+/* Feeds x then y (a word accepted for n); returns the number of words
+ * fs_below(r, n) used, its result in *res. */
+static unsigned words_used(fs_rng *r, uint64_t n, uint64_t x, uint64_t y,
+                           uint64_t *res)
+{
+    uint64_t w[2] = {x, y};
+    scripted_set(r, w, sizeof w);
+    *res = fs_below(r, n);
+    assert_int_equal(fs_rng_error(r), FS_OK);
+    return 2 - (unsigned)(scripted_left(r) / 8);
+}
+
+static uint64_t hi_of(uint64_t x, uint64_t n)
+{
+    return (uint64_t)(((fs_u128)x * n) >> 64);
+}
+
+/* The exact boundary of the rejection zone: the word whose low product
+ * equals the threshold t = 2^64 mod n is accepted, the one whose low
+ * product is t - 1 is rejected and redrawn -- for fs_below and for a
+ * one-bound batch, for many odd n (n = 3: t = 1, x = 0xaaaaaaaaaaaaaaab
+ * accepted, x = 0 rejected). */
+static void threshold_boundary_words(void **state)
+{
+    (void)state;
+    fs_rng *r = scripted_new();
+    static uint64_t b[3000];
+    size_t k = some_bounds(b, 3000);
+    unsigned tried = 0;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t n = b[i] | 1, t = threshold_ref(n), res;
+        if (n < 3)
+            continue;
+        uint64_t inv = inverse64(n);
+        uint64_t at = t * inv, below = (t - 1) * inv; /* lo(x*n) = t, t-1 */
+        assert_int_equal(at * n, t);
+        assert_int_equal(words_used(r, n, at, below, &res), 1);
+        assert_int_equal(res, hi_of(at, n));
+        assert_int_equal(words_used(r, n, below, at, &res), 2);
+        assert_int_equal(res, hi_of(at, n));
+        uint64_t out, w[2] = {below, at};
+        scripted_set(r, w, sizeof w);
+        assert_int_equal(fs_below_batch(r, &n, &out, 1), FS_OK);
+        assert_int_equal(scripted_left(r), 0);
+        assert_int_equal(out, hi_of(at, n));
+        scripted_set(r, &at, sizeof at);
+        assert_int_equal(fs_below_batch(r, &n, &out, 1), FS_OK);
+        assert_int_equal(scripted_left(r), 0);
+        tried++;
+    }
+    assert_true(tried > 2000);
+    /* n = 3 spelled out. */
+    uint64_t res, x3 = 0xaaaaaaaaaaaaaaabULL;
+    assert_int_equal(words_used(r, 3, x3, 0, &res), 1);
+    assert_int_equal(res, 2);
+    assert_int_equal(words_used(r, 3, 0, word_for_below(1, 3), &res), 2);
+    assert_int_equal(res, 1);
+    /* A batch on the product 3 * 5: the boundary is that of P = 15. */
+    uint64_t bounds[2] = {3, 5}, out[2], inv15 = inverse64(15);
+    uint64_t t15 = threshold_ref(15), at15 = t15 * inv15;
+    uint64_t w[2] = {(t15 - 1) * inv15, word_for_below(14, 15)};
+    scripted_set(r, w, sizeof w);
+    assert_int_equal(fs_below_batch(r, bounds, out, 2), FS_OK);
+    assert_int_equal(scripted_left(r), 0);
+    assert_int_equal(out[0] * 5 + out[1], 14);
+    scripted_set(r, &at15, sizeof at15);
+    assert_int_equal(fs_below_batch(r, bounds, out, 2), FS_OK);
+    assert_int_equal(scripted_left(r), 0);
+    assert_int_equal(out[0] * 5 + out[1], hi_of(at15, 15));
+    scripted_free(r);
+}
+
+/* Rejection, statistically: for n = 0xaaaaaaaaaaaaaaab (about 2/3 of
+ * 2^64) a third of all words lie in the rejection zone.  Without
+ * rejection r = hi(x n) ~ 2x/3 gets two words when even and one when odd:
+ * 2/3 of the results would be even.  With it each result has exactly one
+ * word: half are even. */
+static void rejection_zone_is_redrawn(void **state)
+{
+    (void)state;
+    fs_rng *r = seeded("splitmix64", "zone");
+    uint64_t n = 0xaaaaaaaaaaaaaaabULL;
+    assert_int_equal(threshold_ref(n), UINT64_MAX - n + 1); /* 2^64 - n */
+    unsigned even = 0, draws = 20000;
+    for (unsigned i = 0; i < draws; i++)
+        even += (fs_below(r, n) & 1) == 0;
+    /* Binomial(20000, 1/2): sd 71; accept 10000 +- 500 (7 sd); the
+     * biased 2/3 is 13333, 47 sd away. */
+    assert_in_range(even, 9500, 10500);
+    fs_rng_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +376,9 @@ int main(void)
         cmocka_unit_test(edges_64),
         cmocka_unit_test(rejection_redraws),
         cmocka_unit_test(batch_64_matches_lemire),
+        cmocka_unit_test(threshold_matches_128bit),
+        cmocka_unit_test(threshold_boundary_words),
+        cmocka_unit_test(rejection_zone_is_redrawn),
     };
     return cmocka_run_group_tests_name("bounded", tests, NULL, NULL);
 }

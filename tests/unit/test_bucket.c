@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_cdf.h>
 
+#include "rng/child.h"
 #include "shuffle/bucket.h"
 #include "fairshuf.h"
 #include "support/scripted.h"
@@ -221,6 +222,93 @@ static void errors(void **s)
     scripted_free(sc);
 }
 
+/* The labels, targeted.  The bucket labels must be uniform (a label
+ * distribution skewed even slightly -- one label in 4096 moved to bucket 0
+ * -- leaves the permutation uniform, since labels are i.i.d. per element,
+ * so no test of the output distribution can see it; it only costs balance
+ * and breaks the specified stream).  So: recompute each element's label
+ * from the specification (docs/stream.md, the bucket shuffle: key = the
+ * first 4 words of the caller's stream, chunk c's label stream, floor(64/L)
+ * labels per word, most significant bits first), check each element lands
+ * inside its label's bucket, and check the bucket sizes against the
+ * multinomial. */
+static void labels_as_specified(const char *rng_name, int crypto)
+{
+    const size_t n = 65536, chunk = 4096;
+    hook(1, 8, chunk); /* L = 9 (the cap): 512 buckets, 16 chunks */
+    unsigned L = 9, B = 1u << L, per = 64 / L;
+    fs_rng *k = seeded(rng_name, "labels");
+    unsigned char key[32];
+    for (int i = 0; i < 4; i++) {
+        uint64_t w = fs_rng_u64(k);
+        for (int b = 0; b < 8; b++)
+            key[8 * i + b] = (unsigned char)(w >> (8 * b));
+    }
+    fs_rng_free(k);
+    uint16_t *lab = malloc(n * sizeof *lab);
+    size_t *start = calloc(B + 1, sizeof *start);
+    uint64_t k1;
+    memcpy(&k1, key + 8, 8);
+    for (size_t c = 0; c < n / chunk; c++) {
+        /* chunk c's label stream: ChaCha20 (key, nonce 0^4 || c, counter
+         * 0), or SplitMix64 started at K_1 XOR c * golden */
+        fs__child ch;
+        fs__rng_child(&ch, 1, key, c);
+        uint64_t x = k1 ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
+        for (size_t e = c * chunk; e < (c + 1) * chunk;) {
+            uint64_t w;
+            if (crypto) {
+                w = fs_rng_u64(&ch.rng);
+            } else {
+                uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+                z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+                w = z ^ (z >> 31);
+            }
+            for (unsigned j = 0; j < per && e < (c + 1) * chunk; j++, e++) {
+                lab[e] = (uint16_t)(w >> (64 - L));
+                w <<= L;
+                start[lab[e] + 1]++;
+            }
+        }
+        fs__rng_child_wipe(&ch);
+    }
+    /* bucket sizes ~ multinomial(n, 1/B): chi-square, B - 1 df */
+    double e = (double)n / B, x2 = 0;
+    for (unsigned b = 0; b < B; b++)
+        x2 += ((double)start[b + 1] - e) * ((double)start[b + 1] - e) / e;
+    assert_true(x2 < gsl_cdf_chisq_Qinv(1e-4, B - 1));
+    for (unsigned b = 0; b < B; b++)
+        start[b + 1] += start[b];
+    uint64_t *a = malloc(n * 8);
+    for (size_t i = 0; i < n; i++)
+        a[i] = i;
+    fs_rng *rng = seeded(rng_name, "labels");
+    assert_int_equal(fs_shuffle_with(FS_ALG_BUCKET, a, n, 8, rng), FS_OK);
+    fs_rng_free(rng);
+    size_t wrong = 0, in_zero = 0;
+    for (size_t p = 0; p < n; p++) {
+        unsigned b = lab[a[p]];
+        wrong += p < start[b] || p >= start[b + 1];
+        in_zero += p < start[1];
+    }
+    if (wrong)
+        fail_msg("%s: %zu of %zu elements outside their label's bucket",
+                 rng_name, wrong, n);
+    assert_int_equal(in_zero, start[1]);
+    free(a);
+    free(lab);
+    free(start);
+    unhook(NULL);
+}
+
+static void bucket_labels_as_specified(void **s)
+{
+    (void)s;
+    labels_as_specified("xoshiro256ss", 0);
+    labels_as_specified("chacha20", 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +318,7 @@ int main(void)
         cmocka_unit_test_teardown(same_for_sizes, unhook),
         cmocka_unit_test_teardown(bucket_is_permutation, unhook),
         cmocka_unit_test_teardown(errors, unhook),
+        cmocka_unit_test_teardown(bucket_labels_as_specified, unhook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,12 +4,17 @@
  * parent and two children each draw 4096 words; any two of them may share
  * at most one word.  Failing closed: re-run this binary with getrandom()
  * made to fail (LD_PRELOAD of tests/support/failrandom.c); every OS-seeded
- * path must then return FS_ERANDOM, never output. */
+ * path must then return FS_ERANDOM, never output.  The fallback for kernels
+ * without MADV_WIPEONFORK (a getpid() check on each refill) is tested the
+ * same way: the fork tests re-run with madvise() made to fail
+ * (tests/support/failmadvise.c, built next to this binary). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -158,6 +163,61 @@ static int failing_os_checks(void)
 
 static const char *self_path;
 
+/* Runs in a child with madvise() failing: the fork tests, on the fallback. */
+static int no_wipeonfork_checks(void)
+{
+    /* The shim is in place: madvise fails for us as for the library. */
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED || madvise(page, 4096, MADV_DONTNEED) == 0)
+        return 4;
+    munmap(page, 4096);
+    int ok = 1;
+    fs_rng *rng = fs_rng_default();
+    ok &= rng != NULL && fork_and_compare(rng) <= 1;
+    ok &= fs_rng_error(rng) == FS_OK;
+    ok &= fs_rng_new(&rng, "chacha20", NULL) == FS_OK;
+    ok &= fork_and_compare(rng) <= 1;
+    ok &= fs_rng_error(rng) == FS_OK;
+    fs_rng_free(rng);
+    /* The comparison still sees a generator that repeats after fork. */
+    ok &= fs_rng_new(&rng, "chacha20", "fork") == FS_OK;
+    ok &= fork_and_compare(rng) > 1000;
+    fs_rng_free(rng);
+    return ok ? 0 : 3;
+}
+
+/* Re-runs this binary under LD_PRELOAD=shim with `mode` set; returns its
+ * exit status. */
+static int rerun_with(const char *shim, const char *mode)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("LD_PRELOAD", shim, 1);
+        setenv(mode, "1", 1);
+        execl(self_path, self_path, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void fork_safe_without_wipeonfork(void **s)
+{
+    (void)s;
+    static char shim[4096];
+    const char *slash = strrchr(self_path, '/');
+    int dir = slash ? (int)(slash - self_path) : 1;
+    snprintf(shim, sizeof shim, "%.*s/failmadvise.so", dir,
+             slash ? self_path : ".");
+    if (access(shim, R_OK) != 0)
+        fail_msg("%s missing (make builds it next to the test binaries)", shim);
+    assert_int_equal(rerun_with(shim, "FS_TEST_NO_WIPEONFORK"), 0);
+}
+
 static void fails_closed_without_os_randomness(void **s)
 {
     (void)s;
@@ -184,12 +244,15 @@ int main(int argc, char **argv)
     self_path = argv[0];
     if (getenv("FS_TEST_FAILING_OS"))
         return failing_os_checks();
+    if (getenv("FS_TEST_NO_WIPEONFORK"))
+        return no_wipeonfork_checks();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_generator_fork_safe),
         cmocka_unit_test(os_keyed_generator_fork_safe),
         cmocka_unit_test(seeded_generator_repeats),
         cmocka_unit_test(os_stream_has_no_repeats),
         cmocka_unit_test(fails_closed_without_os_randomness),
+        cmocka_unit_test(fork_safe_without_wipeonfork),
     };
     return cmocka_run_group_tests_name("fork", tests, NULL, NULL);
 }
