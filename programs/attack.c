@@ -57,18 +57,18 @@ static size_t parse_known(const char *s, fs_known_card *known, size_t cap,
          tok = strtok_r(NULL, ",", &save)) {
         size_t plen = strcspn(tok, ":");
         if (tok[plen] != ':')
-            cli_die(CLI_FAIL, "attack: invalid known card '%s': expected "
+            cli_die(CLI_USAGE, "invalid known card '%s': expected "
                               "POS:CARD", tok);
         tok[plen] = '\0';
         const char *code = tok + plen + 1;
         uint64_t pos;
         if (cli_parse_u64(tok, &pos) != 0 || pos < 1 || pos > 52)
-            cli_die(CLI_FAIL, "attack: invalid position '%s': 1 to 52", tok);
+            cli_die(CLI_USAGE, "invalid position '%s': 1 to 52", tok);
         fs_card c;
         if (fs_card_parse(code, strlen(code), 0, &c) != FS_OK || c >= 52)
-            cli_die(CLI_FAIL, "attack: malformed card code '%s'", code);
+            cli_die(CLI_USAGE, "malformed card code '%s'", code);
         if (k == cap)
-            cli_die(CLI_FAIL, "attack: too many known cards");
+            cli_die(CLI_USAGE, "too many known cards");
         known[k].pos = (unsigned)(pos - 1);
         known[k].card = c;
         k++;
@@ -84,11 +84,11 @@ static size_t add_part(const fs_dealer *d, const char *what, const char *list,
     fs_card c[8];
     size_t n = deal_parse_cards("attack", list, 0, c, 8);
     if (n != d->layout.part[part].count)
-        cli_die(CLI_FAIL, "attack: --%s needs %zu cards, got %zu", what,
+        cli_die(CLI_USAGE, "--%s needs %zu cards, got %zu", what,
                 d->layout.part[part].count, n);
     for (size_t i = 0; i < n; i++) {
         if (c[i] >= 52)
-            cli_die(CLI_FAIL, "attack: malformed card code: not a card of a "
+            cli_die(CLI_USAGE, "malformed card code: not a card of a "
                               "52-card deck");
         known[k].pos = (unsigned)fs_dealer_position(d, part, i);
         known[k].card = c[i];
@@ -103,7 +103,7 @@ static void parse_window(const char *s, uint32_t *a, uint32_t *b)
     uint64_t x, y;
     char left[32];
     if (s[dl] != '-' || dl >= sizeof left)
-        cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO", s);
+        cli_die(CLI_USAGE, "invalid window '%s': expected FROM-TO", s);
     else {
         memcpy(left, s, dl);
         left[dl] = '\0';
@@ -111,7 +111,7 @@ static void parse_window(const char *s, uint32_t *a, uint32_t *b)
     const char *right = s + dl + 1;
     if (cli_parse_u64(left, &x) != 0 || cli_parse_u64(right, &y) != 0 ||
         x > y || y > UINT32_MAX)
-        cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO, "
+        cli_die(CLI_USAGE, "invalid window '%s': expected FROM-TO, "
                           "FROM <= TO < 2^32", s);
     *a = (uint32_t)x;
     *b = (uint32_t)y;
@@ -145,20 +145,20 @@ int cmd_attack(int argc, char **argv)
         case 'w': parse_window(optarg, &first, &last); break;
         case 't': threads = cli_u64_or_die("threads", optarg); break;
         case 'f': format = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("attack", usage_text);
         case 'V': cli_version("attack");
-        default: cli_try_help("attack", CLI_USAGE);
+        default: cli_bad_option("attack");
         }
     }
     if (optind < argc) {
-        cli_error("attack: extra operand '%s'", argv[optind]);
+        cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("attack", CLI_USAGE);
     }
     enum deal_format f = deal_format_parse("attack", format);
     if (f == DEAL_TSV)
-        cli_die(CLI_USAGE, "attack: invalid format: 'tsv' (text or json)");
+        cli_die(CLI_USAGE, "invalid format: 'tsv' (text or json)");
     if (threads > 64)
-        cli_die(CLI_FAIL, "invalid threads: '%llu'",
+        cli_die(CLI_USAGE, "invalid threads: '%llu': at most 64",
                 (unsigned long long)threads);
     fs_dealer *d = malloc(sizeof *d);
     fs_deal *deal = malloc(sizeof *deal);
@@ -174,15 +174,15 @@ int cmd_attack(int argc, char **argv)
         k = parse_known(known_s, known, 52, k);
     if (hole || flop || seat) {
         if (!hole || !flop || !seat)
-            cli_die(CLI_USAGE, "attack: --seat, --hole and --flop go together");
+            cli_die(CLI_USAGE, "--seat, --hole and --flop go together");
         if (seat > d->players)
-            cli_die(CLI_FAIL, "attack: seat %llu: only %u players",
+            cli_die(CLI_USAGE, "seat %llu: only %u players",
                     (unsigned long long)seat, d->players);
         k = add_part(d, "hole", hole, (size_t)seat - 1, known, k);
         k = add_part(d, "flop", flop, d->players, known, k);
     }
     if (k == 0) {
-        cli_error("attack: no known cards (--known, or --seat/--hole/--flop)");
+        cli_error("no known cards (--known, or --seat/--hole/--flop)");
         cli_try_help("attack", CLI_USAGE);
     }
     uint32_t found[16];
@@ -192,7 +192,7 @@ int cmd_attack(int argc, char **argv)
                            &nfound);
     double secs = now() - t0;
     if (rc == FS_EINVAL)
-        cli_die(CLI_FAIL, "attack: known cards repeat a position or a card");
+        cli_die(CLI_USAGE, "known cards repeat a position or a card");
     cli_check(rc, "attack");
     uint64_t searched = (uint64_t)last - first + 1;
     /* What the same search would face against the default generator: its

@@ -16,7 +16,7 @@ static const char usage_text[] =
     "  -p, --players=N      players (default: the game's)\n"
     "  -d, --decks=N        decks in the shoe (default: the game's)\n"
     "  -c, --count=K        deal K independent deals (default 1)\n"
-    "  -r, --rng=NAME       generator (default chacha20); 'list' shows all\n"
+    "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible deals: the same S gives the same deals\n"
     "  -a, --algorithm=A    shuffle (default auto); 'list' shows all\n"
     "  -f, --format=F       text (default), tsv or json\n"
@@ -39,7 +39,7 @@ static unsigned small_u(const char *what, const char *s)
 {
     uint64_t v = cli_u64_or_die(what, s);
     if (v == 0 || v > 1000)
-        cli_die(CLI_FAIL, "invalid %s: '%s'", what, s);
+        cli_die(CLI_USAGE, "invalid %s: '%s': must be 1 to 1000", what, s);
     return (unsigned)v;
 }
 
@@ -50,7 +50,7 @@ int cmd_deal(int argc, char **argv)
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
         {"count", required_argument, NULL, 'c'},
-        {"rng", required_argument, NULL, 'r'},
+        {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"algorithm", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
@@ -63,25 +63,25 @@ int cmd_deal(int argc, char **argv)
     unsigned players = 0, decks = 0;
     uint64_t count = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "g:p:d:c:r:s:a:f:l:", opts, NULL)) !=
+    while ((c = getopt_long(argc, argv, "g:p:d:c:G:s:a:f:l:", opts, NULL)) !=
            -1) {
         switch (c) {
         case 'g': game = optarg; break;
         case 'p': players = small_u("number of players", optarg); break;
         case 'd': decks = small_u("number of decks", optarg); break;
         case 'c': count = cli_u64_or_die("count", optarg); break;
-        case 'r': rng_name = optarg; break;
+        case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case 'a': alg_name = optarg; break;
         case 'f': format = optarg; break;
         case 'l': lang = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("deal", usage_text);
         case 'V': cli_version("deal");
-        default: cli_try_help("deal", CLI_USAGE);
+        default: cli_bad_option("deal");
         }
     }
     if (optind < argc) {
-        cli_error("deal: extra operand '%s'", argv[optind]);
+        cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("deal", CLI_USAGE);
     }
     enum deal_format f = deal_format_parse("deal", format);

@@ -14,7 +14,7 @@ static const char usage_text[] =
     "  -c, --count=K        print K permutations (default 1)\n"
     "  -a, --algorithm=NAME shuffle algorithm (default auto); 'list' shows all,\n"
     "                       negative controls marked\n"
-    "  -r, --rng=NAME       generator (default chacha20); 'list' shows all\n"
+    "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible output: the same S gives the same\n"
     "                       permutations on every run and platform\n"
     "  -1, --one-based      number from 1 to N\n"
@@ -25,14 +25,16 @@ static const char usage_text[] =
     "Examples:\n"
     "  fairshuf perm 10\n"
     "  fairshuf perm 4 --count=3 --seed=demo\n"
-    "  fairshuf perm 52 --algorithm=asf-1999 --rng=delphi --seed=0\n";
+    "  fairshuf perm 52 --algorithm=asf-1999 --rng=delphi --seed=0\n"
+    "  fairshuf perm -1 7\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 int cmd_perm(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"count", required_argument, NULL, 'c'},
         {"algorithm", required_argument, NULL, 'a'},
-        {"rng", required_argument, NULL, 'r'},
+        {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"one-based", no_argument, NULL, '1'},
         {"help", no_argument, NULL, 'h'},
@@ -42,23 +44,20 @@ int cmd_perm(int argc, char **argv)
     const char *alg_name = "auto", *rng_name = NULL, *seed = NULL;
     int one_based = 0;
 
-    /* "perm -5" would read as an option: name the real problem. */
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9' &&
-            strspn(argv[i] + 1, "0123456789") == strlen(argv[i] + 1))
-            cli_die(CLI_FAIL, "invalid size: '%s': must be 0 or more",
-                    argv[i]);
+    /* getopt_long alone reads the arguments: "-1" is --one-based wherever
+     * it stands, and an option's value may look like a negative number
+     * (--seed -5).  A stray "-5" is an invalid option (cli_bad_option). */
     int c;
-    while ((c = getopt_long(argc, argv, "c:a:r:s:1", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:a:G:s:1", opts, NULL)) != -1) {
         switch (c) {
         case 'c': count = cli_u64_or_die("count", optarg); break;
         case 'a': alg_name = optarg; break;
-        case 'r': rng_name = optarg; break;
+        case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case '1': one_based = 1; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("perm", usage_text);
         case 'V': cli_version("perm");
-        default: cli_try_help("perm", CLI_USAGE);
+        default: cli_bad_option("perm");
         }
     }
     fs_algorithm alg = cli_algorithm(alg_name);
@@ -74,7 +73,7 @@ int cmd_perm(int argc, char **argv)
     }
     uint64_t n = cli_u64_or_die("size", argv[optind]);
     if (n > SIZE_MAX / sizeof(uint64_t))
-        cli_die(CLI_FAIL, "invalid size: '%s': too large", argv[optind]);
+        cli_die(CLI_USAGE, "invalid size: '%s': too large", argv[optind]);
     fs_rng *rng = cli_rng(rng_name, seed);
     uint64_t *a = malloc((n ? n : 1) * sizeof *a);
     if (a == NULL)
