@@ -280,7 +280,7 @@ void verify_print_summary(const vreport *rep, FILE *f, int color)
         if (unexpected)
             fprintf(f, " (UNEXPECTED)");
         else if (biased && small_fair && caught)
-            fprintf(f, " (passes at small n; the n=%u run caught it)",
+            fprintf(f, " (fair at small n; n=%u caught it)",
                     caught_n);
         fputc('\n', f);
     }

@@ -117,32 +117,32 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     [ "${#lines[@]}" -eq 7 ]
 }
 
-@test "deal: unknown game -> exit 1 with a message" {
+@test "deal: unknown game -> exit 2 with a message" {
     run "$F" deal --game=canasta
-    [ "$status" -eq 1 ]
-    [[ $output == "fairshuf: deal: unknown game: 'canasta'"* ]]
+    [ "$status" -eq 2 ]
+    [[ $output == "fairshuf: unknown game: 'canasta'"* ]]
 }
 
-@test "deal: too many players -> exit 1" {
+@test "deal: too many players -> exit 2 (usage)" {
     run "$F" deal --game=holdem --players=11
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"11 players: the game takes 2 to 10"* ]]
     run "$F" deal --game=doudizhu --players=4
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"takes exactly 3"* ]]
 }
 
-@test "deal: not enough cards in the decks -> exit 1" {
+@test "deal: not enough cards in the decks -> exit 2 (usage)" {
     run "$F" deal --game=shengji --decks=1
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"not enough cards"* ]]
 }
 
 @test "deal: bad options -> messages, nothing on stdout" {
     run "$F" deal --players=0
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" deal --count=x
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" deal --format=xml
     [ "$status" -eq 2 ]
     run "$F" deal --lang=fr

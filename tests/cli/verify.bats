@@ -60,20 +60,49 @@ EOF
     # mod-bias's flaw needs large n: at n=5 alone it passes, and the run
     # says so and fails.
     run "$FS" verify --n=5 --trials=20000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"UNEXPECTED"* ]]
+    [[ "$output" == *"mod-bias           control fair         fair (UNEXPECTED)"* ]]
+    # --verbose keeps every statistic
+    run "$FS" verify --n=5 --trials=20000 --verbose
+    [ "$status" -eq 3 ]
     [[ "$output" == *"mod-bias           control     5     20000"*"fair"* ]]
 }
 
-@test "verify one algorithm: 0 fair, 1 biased, 2 usage" {
+@test "verify default view: one screen of 100 columns, mod-bias says why it is flagged" {
+    run "$FS" verify --color=never
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -le 30 ]
+    while IFS= read -r l; do [ "${#l}" -le 100 ] || { echo "too wide: $l"; return 1; }; done <<< "$output"
+    [[ "$output" == *"mod-bias           control fair         BIASED       BIASED (fair at small n; n=2000 caught it)"* ]]
+    [ "$(grep -c '^  [a-z-]* n=[0-9]* [a-z-]*:' <<< "$output")" -eq 5 ]   # one "where" line per control
+}
+
+@test "verify inconclusive: no test could run -> exit 4, never 'fair'" {
+    run "$FS" verify --algorithm=durstenfeld --trials=1
+    [ "$status" -eq 4 ]
+    [[ "$output" == *"verdict: durstenfeld: inconclusive"* ]]
+    printf '0 1 2\n0 1 2\n0 1 2\n0 1 2\n0 1 2\n' > "$TMP/same"
+    run "$FS" verify --input="$TMP/same"
+    [ "$status" -eq 4 ]
+    [[ "$output" != *"verdict: "*": fair"* ]]
+    run "$FS" verify --input="$TMP/same" --format=json
+    [ "$status" -eq 4 ]
+    [[ "$output" == *'"verdict":"inconclusive"'* ]]
+    run "$FS" verify --trials=1 --n=5
+    [ "$status" -eq 4 ]
+    [[ "$output" == *"INCONCLUSIVE"* ]]
+}
+
+@test "verify one algorithm: 0 fair, 3 biased, 2 usage" {
     run "$FS" verify --algorithm=durstenfeld --n=6 --trials=20000
     [ "$status" -eq 0 ]
     [[ "$output" == *"verdict: durstenfeld: fair"* ]]
     run "$FS" verify --algorithm=swap-any --n=6 --trials=20000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"BIASED"* ]]
     run "$FS" verify --algorithm=asf-1999 --n=8 --trials=5000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     run "$FS" verify --algorithm=sattolo --n=6 --trials=20000
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=nope
@@ -97,7 +126,7 @@ EOF
     run "$FS" verify --algorithm=cut --n=6 --trials=30000 --test=position
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=cut --n=6 --trials=30000 --test=pairs
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"followed by"* ]]
 }
 
@@ -105,7 +134,7 @@ EOF
     run "$FS" verify --algorithm=stride-rotate --n=7 --trials=30000 --test=position,pairs
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=stride-rotate --n=7 --trials=30000 --test=perm
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"order "* ]]
 }
 
@@ -137,12 +166,12 @@ EOF
 @test "verify --input: a biased file fails" {
     "$FS" perm 4 --count=2000 --algorithm=swap-any --seed=7 > "$TMP/bad.txt"
     run "$FS" verify --input="$TMP/bad.txt"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"BIASED"* ]]
     # a game server that never moves the last card
     for i in $(seq 300); do echo "1 0 2 3"; echo "0 2 1 3"; echo "2 1 0 3"; done > "$TMP/stuck.txt"
     run "$FS" verify --input="$TMP/stuck.txt"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
 }
 
 @test "verify --input gives the same answer as verify --algorithm with the same seed" {
@@ -189,7 +218,7 @@ EOF
 
 @test "verify --svg writes a valid standalone SVG with title, axes and legend" {
     run "$FS" verify --algorithm=asf-1999 --n=8 --trials=5000 --svg="$TMP/h.svg"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     python3 - "$TMP/h.svg" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
