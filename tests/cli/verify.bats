@@ -75,7 +75,7 @@ EOF
     [ "${#lines[@]}" -le 30 ]
     while IFS= read -r l; do [ "${#l}" -le 100 ] || { echo "too wide: $l"; return 1; }; done <<< "$output"
     [[ "$output" == *"mod-bias           control fair         BIASED       BIASED (fair at small n; n=2000 caught it)"* ]]
-    [ "$(grep -c '^  [a-z-]* n=[0-9]* [a-z-]*:' <<< "$output")" -eq 5 ]   # one "where" line per control
+    [ "$(grep -c '^  [a-z0-9-]* n=[0-9]* [a-z-]*:' <<< "$output")" -eq 5 ]   # one "where" line per control
 }
 
 @test "verify inconclusive: no test could run -> exit 4, never 'fair'" {
