@@ -155,8 +155,8 @@ int cmd_attack(int argc, char **argv)
         cli_try_help("attack", CLI_USAGE);
     }
     enum deal_format f = deal_format_parse("attack", format);
-    if (f == DEAL_TSV)
-        cli_die(CLI_USAGE, "invalid format: 'tsv' (text or json)");
+    if (f == DEAL_TSV || f == DEAL_JSONL)
+        cli_die(CLI_USAGE, "invalid format: '%s' (text or json)", format);
     if (threads > 64)
         cli_die(CLI_USAGE, "invalid threads: '%llu': at most 64",
                 (unsigned long long)threads);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "Usage: fairshuf deal [OPTION]...\n"
@@ -19,19 +20,25 @@ static const char usage_text[] =
     "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible deals: the same S gives the same deals\n"
     "  -a, --algorithm=A    shuffle (default auto); 'list' shows all\n"
-    "  -f, --format=F       text (default), tsv or json\n"
+    "  -f, --format=F       text (default), tsv, json (one array) or jsonl\n"
+    "                       (JSON Lines: one object per deal, streams)\n"
     "  -l, --lang=L         en (default) or zh: names in text output\n"
+    "      --progress       progress on stderr even when not a terminal\n"
+    "      --no-progress    no progress line (default: on a terminal)\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
     "TSV fields: one per hand, then the kitty, board, wall or shoe; cards as\n"
     "codes in deal order: rank A23456789TJQK + suit shdc (As Td 9c), jokers\n"
     "BJ (small) and RJ (big), tiles 1m..9m 1p..9p 1s..9s 1z..7z 1f..8f.\n"
-    "A warning goes to stderr when the generator cannot reach every deal.\n"
+    "A warning goes to stderr when the generator cannot reach every deal or\n"
+    "the algorithm is not uniform over all deals.\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n"
     "Examples:\n"
     "  fairshuf deal\n"
     "  fairshuf deal --game=holdem --players=4 --lang=zh\n"
     "  fairshuf deal --game=doudizhu --count=1000000 --format=tsv --seed=x\n"
+    "  fairshuf deal --game=poker5 --count=3 --format=jsonl\n"
     "  fairshuf deal --game=holdem --rng=delphi --algorithm=asf-1999 "
     "--seed=45296789\n";
 
@@ -55,6 +62,8 @@ int cmd_deal(int argc, char **argv)
         {"algorithm", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
         {"lang", required_argument, NULL, 'l'},
+        {"progress", no_argument, NULL, 'P'},
+        {"no-progress", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -62,7 +71,7 @@ int cmd_deal(int argc, char **argv)
     const char *alg_name = "auto", *format = "text", *lang = "en";
     unsigned players = 0, decks = 0;
     uint64_t count = 1;
-    int c;
+    int c, progress = -1;
     while ((c = getopt_long(argc, argv, "g:p:d:c:G:s:a:f:l:", opts, NULL)) !=
            -1) {
         switch (c) {
@@ -75,6 +84,8 @@ int cmd_deal(int argc, char **argv)
         case 'a': alg_name = optarg; break;
         case 'f': format = optarg; break;
         case 'l': lang = optarg; break;
+        case 'P': progress = 1; break;
+        case 'Q': progress = 0; break;
         case 'h': cli_help("deal", usage_text);
         case 'V': cli_version("deal");
         default: cli_bad_option("deal");
@@ -101,25 +112,33 @@ int cmd_deal(int argc, char **argv)
     if (fs_entropy_warning(&e, g->name, fs_rng_info_of(rng)->name, warning,
                            sizeof warning) > 0)
         cli_error("warning: %s", warning);
-    if (fs_rng_info_of(rng)->legacy || !fs_algorithm_find(alg_name)->fair)
-        cli_error("warning: %s%s%s: a known-bad choice, for demonstrations "
-                  "only",
-                  fs_rng_info_of(rng)->legacy ? fs_rng_info_of(rng)->name : "",
-                  fs_rng_info_of(rng)->legacy &&
-                          !fs_algorithm_find(alg_name)->fair
-                      ? " with "
-                      : "",
-                  fs_algorithm_find(alg_name)->fair ? "" : alg_name);
+    /* The library's metadata says which algorithms are uniform over every
+     * order: a negative control is not, nor is sattolo (single cycles). */
+    const fs_algorithm_info *ai = fs_algorithm_find(alg_name);
+    int uniform = ai->fair && !ai->cyclic;
+    const fs_rng_info *ri = fs_rng_info_of(rng);
+    if (ri->legacy || !uniform)
+        cli_error("warning: %s%s%s: %s, for demonstrations only",
+                  ri->legacy ? ri->name : "",
+                  ri->legacy && !uniform ? " with " : "",
+                  uniform ? "" : alg_name,
+                  !uniform && ai->fair ? "not uniform over all deals"
+                                       : "a known-bad choice");
 
     static out_buf out_store; /* 64 KiB: not on the stack */
     out_buf *out = &out_store;
     out_init(out, stdout);
+    cli_progress bar;
+    cli_progress_init(&bar, progress);
     if (f == DEAL_JSON)
         deal_json_begin(out);
     for (uint64_t k = 0; k < count; k++) {
         cli_check(fs_dealer_deal(d, rng, deal), "deal");
         deal_print(out, d, deal, f, l, k, count);
+        if ((k & 0x3ff) == 0)
+            cli_progress_show(&bar, "deal", k, count, "deals");
     }
+    cli_progress_end(&bar);
     if (f == DEAL_JSON)
         deal_json_end(out);
     out_flush(out);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "json.h"
 
 enum deal_format deal_format_parse(const char *sub, const char *s)
 {
@@ -14,6 +15,8 @@ enum deal_format deal_format_parse(const char *sub, const char *s)
         return DEAL_TSV;
     if (strcmp(s, "json") == 0)
         return DEAL_JSON;
+    if (strcmp(s, "jsonl") == 0)
+        return DEAL_JSONL;
     cli_error("invalid format: '%s' (text, tsv, json or jsonl)", s);
     cli_try_help(sub, CLI_USAGE);
 }
@@ -93,22 +96,14 @@ static void put_u64(out_buf *o, uint64_t v)
     out_u64(o, v);
 }
 
+static void put_out(void *ctx, const char *p, size_t n)
+{
+    out_bytes((out_buf *)ctx, p, n);
+}
+
 void deal_json_string(out_buf *o, const char *s)
 {
-    out_byte(o, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            out_byte(o, '\\');
-            out_byte(o, (char)c);
-        } else if (c < 0x20) {
-            char tmp[8];
-            snprintf(tmp, sizeof tmp, "\\u%04x", c);
-            out_str(o, tmp);
-        } else
-            out_byte(o, (char)c);
-    }
-    out_byte(o, '"');
+    json_string_to(put_out, o, s);
 }
 
 static void print_text(out_buf *o, const fs_dealer *d, const fs_deal *deal,
@@ -222,6 +217,10 @@ void deal_print(out_buf *o, const fs_dealer *d, const fs_deal *deal,
     case DEAL_TEXT: print_text(o, d, deal, lang, index, count); break;
     case DEAL_TSV: print_tsv(o, deal); break;
     case DEAL_JSON: print_json(o, d, deal, index); break;
+    case DEAL_JSONL:
+        print_json(o, d, deal, 0);
+        out_byte(o, '\n');
+        break;
     }
 }
 

@@ -7,7 +7,7 @@
 #include "fairshuf/cards.h"
 #include "out.h"
 
-enum deal_format { DEAL_TEXT, DEAL_TSV, DEAL_JSON };
+enum deal_format { DEAL_TEXT, DEAL_TSV, DEAL_JSON, DEAL_JSONL };
 
 /* Parses --format / --lang values or dies (usage error). */
 enum deal_format deal_format_parse(const char *sub, const char *s);
@@ -23,7 +23,8 @@ void deal_setup(const char *sub, fs_dealer *d, const fs_game *g,
 
 /* Prints one deal.  index/count number the text blocks ("Deal 3");
  * JSON deals are array elements: the caller prints "[" and "]" through
- * deal_json_begin / deal_json_end, and index > 0 adds the comma. */
+ * deal_json_begin / deal_json_end, and index > 0 adds the comma; JSONL
+ * deals are one object per line. */
 void deal_print(out_buf *o, const fs_dealer *d, const fs_deal *deal,
                 enum deal_format f, fs_lang lang, uint64_t index,
                 uint64_t count);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "verify.h"
 
 void verify_cell_rgb(double dev, double z, double scale, int rgb[3])
@@ -457,17 +458,7 @@ static void jnum(FILE *f, double v)
 
 static void jstr(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    json_string(f, s);
 }
 
 void verify_print_json(const vreport *rep, FILE *f)
