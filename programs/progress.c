@@ -55,25 +55,34 @@ void cli_progress_show(cli_progress *p, const char *what, uint64_t done,
         return;
     double t = now();
     if (strncmp(p->what, what, sizeof p->what - 1) != 0) { /* new phase */
+        /* it began about when the last one was last heard of */
+        int first = p->what[0] == '\0' && p->tlast == 0;
         snprintf(p->what, sizeof p->what, "%s", what);
-        p->base = done;
-        p->tphase = t;
+        p->base = first ? 0 : done;
+        p->tphase = first ? p->t0 : p->tlast;
+        if (!first && done > 0)
+            p->base = 0;
     }
+    p->tlast = t;
     if (t < p->next)
         return;
     p->next = t + INTERVAL;
     int bytes = strcmp(unit, "bytes") == 0;
     double scale = bytes ? 1.0 / 1048576.0 : 1.0;
     const char *u = bytes ? "MiB" : unit;
-    double rate = t > p->tphase ? (double)(done - p->base) / (t - p->tphase)
-                                : 0;
+    double rate = t - p->tphase > 0.01
+                      ? (double)(done - p->base) / (t - p->tphase)
+                      : 0;
     char line[200], d[16], r[16], left[24];
     int k;
     if (bytes)
         snprintf(d, sizeof d, "%.1f", (double)done * scale);
     else
         human((double)done, d, sizeof d);
-    human(rate * scale, r, sizeof r);
+    if (rate > 0)
+        human(rate * scale, r, sizeof r);
+    else
+        snprintf(r, sizeof r, "-");
     if (total) {
         char tt[16];
         if (bytes)
@@ -84,12 +93,13 @@ void cli_progress_show(cli_progress *p, const char *what, uint64_t done,
             clock_text((double)(total - done) / rate, left, sizeof left);
         else
             snprintf(left, sizeof left, "-");
-        k = snprintf(line, sizeof line, "%s: %s: %3.0f%% %s of %s %s, %s/s, "
+        k = snprintf(line, sizeof line, "%s: %s: %3.0f%% %s of %s %s, %s %s/s, "
                      "ETA %s", cli_prog, what,
-                     100.0 * (double)done / (double)total, d, tt, u, r, left);
+                     100.0 * (double)done / (double)total, d, tt, u, r, u,
+                     left);
     } else {
-        k = snprintf(line, sizeof line, "%s: %s: %s %s, %s/s", cli_prog, what,
-                     d, u, r);
+        k = snprintf(line, sizeof line, "%s: %s: %s %s, %s %s/s", cli_prog,
+                     what, d, u, r, u);
     }
     if (k < 0)
         return;
@@ -109,5 +119,4 @@ void cli_progress_end(cli_progress *p)
         fflush(stderr);
     }
     p->width = 0;
-    p->what[0] = '\0';
 }

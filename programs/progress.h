@@ -16,6 +16,7 @@ typedef struct cli_progress {
     double next;     /* earliest time of the next drawing */
     uint64_t base;   /* `done` when the current phase began */
     double tphase;   /* when the current phase began */
+    double tlast;    /* the last call */
     char what[64];   /* the current phase's label */
     int width;       /* characters of the line on screen (0: none) */
 } cli_progress;
