@@ -62,6 +62,8 @@ void cli_progress_show(cli_progress *p, const char *what, uint64_t done,
         p->tphase = first ? p->t0 : p->tlast;
         if (!first && done > 0)
             p->base = 0;
+        if (t >= p->t0 + p->delay) /* each phase is seen at least once */
+            p->next = t;
     }
     p->tlast = t;
     if (t < p->next)
