@@ -58,7 +58,7 @@ extern "C" {
 #define FS_VERSION_STRING "0.1.0"
 /* Version of the seeded-stream specification (docs/stream.md).  Any change
  * to what a (generator, seed, algorithm, input) produces bumps it. */
-#define FS_STREAM_VERSION 1
+#define FS_STREAM_VERSION 2
 
 /* Version of the library actually linked (may differ from the header). */
 FS_API const char *fs_version(void);
@@ -90,7 +90,10 @@ FS_API const char *fs_strerror(int status);
  * little-endian words in order (ChaCha20: its keystream bytes in order).
  * fs_rng_u64() takes the next 8 bytes, fs_rng_u32() the next 4, so for a
  * 32-bit generator such as mt19937 one u32 is one native output and one u64
- * is two outputs, the first in the low half.  docs/stream.md pins this.
+ * is two outputs, the first in the low half.  A generator with fewer bits
+ * per output (rand: 31) is packed without gaps: its outputs' bits are
+ * concatenated, least significant first, so every bit of every word is
+ * drawn from it.  docs/stream.md pins this.
  *
  * Names (fs_rng_list() gives them with descriptions):
  *   chacha20      default; cryptographic (libsodium ChaCha20, RFC 8439)
@@ -121,7 +124,8 @@ typedef struct fs_rng fs_rng;
 typedef struct fs_rng_info {
     const char *name;        /* as accepted by fs_rng_new() */
     const char *description; /* one line */
-    unsigned native_bits;    /* width of one native output: 32 or 64 */
+    unsigned native_bits;    /* bits of one native output: 64, 32, or 31
+                              * (rand; the stream packs them, no gaps) */
     unsigned state_bits;     /* size of the internal state in bits */
     unsigned seed_bits;      /* distinct seeds: log2 of their number */
     int cryptographic;       /* 1 for chacha20 only */
@@ -290,7 +294,7 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
  * are divided among them (the in-place distribution between them runs in
  * one thread).  Errors as fs_shuffle(); the bucket path works in place
  * but needs 2 bytes per element for labels (FS_ENOMEM, array untouched).
- * docs/performance.md specifies the stream ("Stream of auto"). */
+ * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);
 
@@ -309,7 +313,9 @@ FS_API int fs_sample(uint64_t n, size_t k, uint64_t *out, fs_rng *rng);
  * the slot in [0, k) where the item must be stored (replacing what was
  * there), or -1 to skip it.  After the stream ends, the min(k, seen)
  * filled slots are a uniform k-subset of the stream (in no uniform order;
- * shuffle them if order matters). */
+ * shuffle them if order matters).  Once the generator has failed, every
+ * later item is skipped (-1): check fs_rng_error() before using the
+ * sample. */
 typedef struct fs_reservoir {
     uint64_t k;
     uint64_t seen;

@@ -27,6 +27,13 @@ typedef struct fs_rng_vtable {
      * failure sets rng->error and fills zeros. */
     void (*refill)(struct fs_rng *rng);
     void (*destroy)(struct fs_rng *rng); /* optional */
+    /* Seeding (lib/rng/seed.c calls it, so a generator is its own file plus
+     * a line in rng.c's registry): seed_u64 takes the integer of
+     * docs/stream.md §1 (from the seed string, or 64 bits from the OS);
+     * a generator keyed otherwise sets seed_string instead, which gets the
+     * seed string itself (NULL: from the OS). */
+    int (*seed_u64)(struct fs_rng *rng, uint64_t seed);
+    int (*seed_string)(struct fs_rng *rng, const char *seed);
 } fs_rng_vtable;
 
 struct fs_rng {

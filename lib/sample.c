@@ -98,8 +98,9 @@ int64_t fs_reservoir_offer(fs_reservoir *r)
     if (t < r->k)
         return (int64_t)t;
     fs_rng *rng = fs__rng(r->rng);
-    if (rng == NULL)
+    if (rng == NULL || rng->error != FS_OK)
         return -1;
     uint64_t j = fs__below(rng, t + 1);
-    return j < r->k ? (int64_t)j : -1;
+    /* a draw the generator failed on places nothing */
+    return j < r->k && rng->error == FS_OK ? (int64_t)j : -1;
 }

@@ -171,6 +171,11 @@ int cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+const char *cli_seed_problem(const char *seed)
+{
+    return seed && seed[0] == '\0' ? "invalid seed: '': empty" : NULL;
+}
+
 fs_rng *cli_rng(const char *name, const char *seed)
 {
     if (name && strcmp(name, "list") == 0)
@@ -181,7 +186,7 @@ fs_rng *cli_rng(const char *name, const char *seed)
         cli_die(CLI_USAGE,
                 "unknown generator: '%s' (--rng=list shows the names)", name);
     if (rc == FS_ESEED)
-        cli_die(CLI_USAGE, "invalid seed: the seed must not be empty");
+        cli_die(CLI_USAGE, "%s", cli_seed_problem(""));
     if (rc != FS_OK)
         cli_die(CLI_FAIL, "cannot create generator: %s", fs_strerror(rc));
     return rng;

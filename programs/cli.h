@@ -46,6 +46,10 @@ uint64_t cli_u64_or_die(const char *what, const char *s);
 /* A size with optional K, M, G, T suffix (powers of 1024), or B. */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/* The one message for a seed no generator accepts (only the empty one),
+ * "invalid seed: '': empty"; NULL when seed is NULL or acceptable.  A
+ * usage error: status 2, 1 in `lines` (GNU shuf's status for all). */
+const char *cli_seed_problem(const char *seed);
 /* Creates the generator (name NULL = chacha20, seed NULL = OS) or dies
  * with a message naming the problem. */
 fs_rng *cli_rng(const char *name, const char *seed);

@@ -155,8 +155,8 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
         case 'r': o->repeat = 1; break;
         case 'z': o->zero = 1; break;
         case OPT_SEED:
-            if (*optarg == '\0') {
-                snprintf(msg, msglen, "invalid seed: ''");
+            if (cli_seed_problem(optarg)) {
+                snprintf(msg, msglen, "%s", cli_seed_problem(optarg));
                 return CLI_FAIL;
             }
             o->seed = optarg;

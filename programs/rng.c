@@ -18,13 +18,16 @@ static const char usage_text[] =
     "  -b, --bytes=B       print B bytes of the stream instead\n"
     "  -f, --format=FMT    u64 (decimal 64-bit words; the default for 64-bit\n"
     "                      generators), u32 (decimal 32-bit words; the default\n"
-    "                      for 32-bit generators such as mt19937), hex, raw\n"
+    "                      for the others, such as mt19937), hex (a word's value,\n"
+    "                      most significant digit first; with --bytes the bytes\n"
+    "                      in stream order), raw (bytes in stream order)\n"
     "      --help          display this help and exit\n"
     "      --version       output version information and exit\n"
     "\n"
-    "Every generator is a byte stream of its native outputs, little-endian;\n"
-    "u64 takes 8 bytes, u32 4 (docs/stream.md).  raw writes the bytes as is,\n"
-    "without end when neither --count nor --bytes is given.\n"
+    "Every generator is a byte stream of its native outputs, little-endian\n"
+    "(rand's 31-bit outputs packed without gaps); u64 takes 8 bytes, u32 4\n"
+    "(docs/stream.md).  raw writes the bytes as is, without end when neither\n"
+    "--count nor --bytes is given.\n"
     "Examples:\n"
     "  fairshuf rng --rng=mt19937 --seed=5489 --count=3\n"
     "  fairshuf rng --seed=$(printf '0%.0s' $(seq 64)) --format=hex --bytes=64\n"
@@ -86,20 +89,27 @@ int cmd_rng(int argc, char **argv)
     fs_rng *rng = cli_rng(rng_name, seed);
     unsigned native = fs_rng_info_of(rng)->native_bits;
     if (fmt == F_DEFAULT)
-        fmt = have_bytes ? F_HEX : native == 32 ? F_U32 : F_U64;
+        fmt = have_bytes ? F_HEX : native < 64 ? F_U32 : F_U64;
     if (!have_count && !have_bytes && fmt != F_RAW)
         count = 10, have_count = 1;
-    unsigned word = fmt == F_U32 || (fmt != F_U64 && native == 32) ? 4 : 8;
+    unsigned word = fmt == F_U32 || (fmt != F_U64 && native < 64) ? 4 : 8;
 
+    /* Nothing drawn after a generator failed is printed: its error is
+     * checked after every draw, before the draw's output is written. */
     out_buf out;
     out_init(&out, stdout);
     unsigned char block[4096];
     if (have_bytes || fmt == F_RAW) {
-        /* A byte stream: B bytes, K words' worth, or endless (raw). */
-        uint64_t left = have_bytes ? bytes : count * word;
+        /* A byte stream: B bytes, K words (counted in words: K * 8 need not
+         * fit in 64 bits), or endless (raw). */
+        uint64_t unit = have_bytes ? 1 : word;
+        uint64_t left = have_bytes ? bytes : count;
         int endless = !have_bytes && !have_count;
-        while (endless || left > 0) {
-            size_t n = endless || left > sizeof block ? sizeof block : left;
+        while ((endless || left > 0) && !ferror(stdout)) {
+            uint64_t units = sizeof block / unit;
+            if (!endless && units > left)
+                units = left;
+            size_t n = (size_t)(units * unit);
             fs_rng_bytes(rng, block, n);
             cli_check(fs_rng_error(rng), "generator");
             if (fmt == F_RAW)
@@ -107,26 +117,26 @@ int cmd_rng(int argc, char **argv)
             else
                 put_hex(&out, block, n);
             if (!endless)
-                left -= n;
-            if (endless && ferror(stdout))
-                break;
+                left -= units;
         }
         if (fmt == F_HEX)
             out_byte(&out, '\n');
     } else {
-        for (uint64_t k = 0; k < count; k++) {
+        /* Words as numbers; hex prints a word's value, most significant
+         * digit first (the stream's byte order is --bytes). */
+        for (uint64_t k = 0; k < count && !ferror(stdout); k++) {
+            uint64_t v = word == 8 ? fs_rng_u64(rng) : fs_rng_u32(rng);
+            cli_check(fs_rng_error(rng), "generator");
             if (fmt == F_HEX) {
-                uint64_t v = word == 8 ? fs_rng_u64(rng) : fs_rng_u32(rng);
-                unsigned char le[8];
+                unsigned char be[8];
                 for (unsigned i = 0; i < word; i++)
-                    le[word - 1 - i] = (unsigned char)(v >> (8 * i));
-                put_hex(&out, le, word);
+                    be[word - 1 - i] = (unsigned char)(v >> (8 * i));
+                put_hex(&out, be, word);
             } else {
-                out_u64(&out, fmt == F_U32 ? fs_rng_u32(rng) : fs_rng_u64(rng));
+                out_u64(&out, v);
             }
             out_byte(&out, '\n');
         }
-        cli_check(fs_rng_error(rng), "generator");
     }
     out_flush(&out);
     fs_rng_free(rng);

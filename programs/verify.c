@@ -326,8 +326,8 @@ static void parse(vconfig *cf, int argc, char **argv)
         cli_list_algorithms();
     if (cf->rng_name && strcmp(cf->rng_name, "list") == 0)
         cli_list_rngs();
-    if (*cf->seed == '\0')
-        cli_die(CLI_USAGE, "invalid seed: the seed must not be empty");
+    if (cli_seed_problem(cf->seed))
+        cli_die(CLI_USAGE, "%s", cli_seed_problem(cf->seed));
     if (cf->input && cf->alg_name)
         cli_die(CLI_USAGE, "--input and --algorithm are exclusive");
     if (cf->input && (cf->have_trials || cf->rng_name))

@@ -356,17 +356,120 @@ FS_API int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
 FS_API int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
                  const char *client_seed, uint64_t nonce, fs_deal *out);
 
+/* Reads a claimed deal in the form `fairshuf fair deal --format=tsv`
+ * prints: the dealer's parts in layout order separated by exactly one tab,
+ * the cards of a part by exactly one space, two-character codes (tile codes
+ * for tile games), an optional final newline; s[0..len) need not be
+ * NUL-terminated.  The number of parts must be the layout's (d->layout);
+ * the number of cards in each part is whatever the claim says (compare with
+ * fs_deal_diff or fs_fair_check).  out->cut is 0.  Errors: FS_EINVAL
+ * (malformed: *why receives a static English reason and *where the byte
+ * offset; either may be NULL), FS_ERANGE (more than FS_DEAL_MAX_CARDS
+ * cards).  O(len), no allocation. */
+FS_API int fs_deal_parse(const fs_dealer *d, const char *s, size_t len,
+                         fs_deal *out, const char **why, size_t *where);
+
+/* The first part (index into a->part) in which two deals differ, in its
+ * number of cards or in any card; a->nparts (or b's, the smaller) when
+ * one has more parts; -1 when they are the same deal.  The cut is not
+ * compared.  O(cards). */
+FS_API long fs_deal_diff(const fs_deal *a, const fs_deal *b);
+
 /* Verdicts of fs_fair_check (bits; 0 = everything matches). */
 enum { FS_FAIR_BAD_COMMITMENT = 1, FS_FAIR_BAD_DEAL = 2 };
 
 /* Recomputes the deal and compares: *verdict receives 0 when
- * SHA-256(seed) == commitment and the claimed cards (all the deal's cards
- * in the order of fs_deal.cards, n of them) are exactly the deal the seeds
- * give; otherwise the bits above.  A claim of the wrong length is a
- * FS_FAIR_BAD_DEAL.  Returns FS_OK or an error as fs_fair_deal. */
+ * SHA-256(seed) == commitment and the claimed deal is exactly the deal the
+ * seeds give, part by part (which cards went to which hand, the kitty,
+ * the board: fs_deal_diff); otherwise the bits above.  *part (if not NULL)
+ * receives fs_deal_diff's answer.  Returns FS_OK or an error as
+ * fs_fair_deal. */
 FS_API int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
                   fs_dealer *d, const char *client_seed, uint64_t nonce,
-                  const fs_card *claimed, size_t n, int *verdict);
+                  const fs_deal *claimed, int *verdict, long *part);
+
+/* ------------------------------------------------------------------------
+ * Seed periods and their log (docs/provably-fair.md, "Periods")
+ *
+ * A period is one server seed: its commitment, then deals with one client
+ * seed (chosen by the player after seeing the commitment), one game, one
+ * number of players and decks, and nonces 0, 1, 2, ... in order; it ends
+ * when the seed is revealed (rotation: reveal the old seed, commit a new
+ * one).  The log is one JSON object per line (JSON Lines), in order:
+ *   {"scheme":"fairshuf-pf-1","event":"commit","commitment":HEX}
+ *   {"scheme":"fairshuf-pf-1","event":"deal","nonce":N,"client_seed":S,
+ *    "game":G,"players":P,"decks":D,"deal":TSV}
+ *   {"scheme":"fairshuf-pf-1","event":"reveal","server_seed":HEX}
+ * (TSV as fs_deal_parse reads it).  A period whose nonces skip, repeat or
+ * start elsewhere than 0, whose client seed or game changes, or that is
+ * not closed before the next commitment is dishonest: that is how a
+ * server could choose deals (grinding nonces or client seeds).
+ * ---------------------------------------------------------------------- */
+#define FS_FAIR_CLIENT_SEED_MAX 256 /* bytes */
+#define FS_FAIR_TSV_MAX (FS_DEAL_MAX_CARDS * 3 + FS_DEAL_MAX_PARTS)
+
+typedef enum fs_fair_event {
+    FS_FAIR_COMMIT = 1, FS_FAIR_DEAL = 2, FS_FAIR_REVEAL = 3
+} fs_fair_event;
+
+/* One line of the log, decoded. */
+typedef struct fs_fair_record {
+    fs_fair_event event;
+    char scheme[32];
+    uint8_t value[32];          /* commit: the commitment; reveal: the seed */
+    uint64_t nonce;             /* deal */
+    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
+    char game[32];
+    unsigned players, decks;
+    char deal[FS_FAIR_TSV_MAX + 1]; /* the TSV, NUL-terminated */
+} fs_fair_record;
+
+/* Decodes one line (without its newline) of the log: a JSON object with
+ * exactly the keys of its event, each once, in any order; strings with
+ * JSON escapes (no NUL), numbers as plain decimal integers.  Any scheme
+ * name is accepted here (the caller decides what it verifies).  Errors:
+ * FS_EINVAL (malformed; *why, if not NULL, receives a static English
+ * reason).  O(len). */
+FS_API int fs_fair_record_parse(const char *line, size_t len,
+                                fs_fair_record *r, const char **why);
+
+/* What fs_fair_log_check reports, one call per finding. */
+typedef enum fs_fair_finding {
+    FS_FAIR_MALFORMED = 1,  /* the log cannot be read: stops the check */
+    FS_FAIR_DISHONEST = 3,  /* a rule of the scheme is broken */
+    FS_FAIR_UNREVEALED = 4  /* the last period has deals and is not
+                               revealed yet: they are unchecked */
+} fs_fair_finding;
+typedef void fs_fair_note(void *ctx, size_t line, fs_fair_finding kind,
+                          const char *message);
+
+typedef struct fs_fair_log_result {
+    size_t periods, deals, checked; /* checked: deals recomputed */
+    size_t dishonest, unrevealed, matched; /* matched: see `commitment` */
+    /* The last period, for a server that appends to the log: */
+    int open;                   /* committed and not revealed */
+    uint8_t commitment[32];
+    uint64_t next_nonce;        /* open: deals made in it so far */
+    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* open, next_nonce>0 */
+    char game[32];
+    unsigned players, decks;
+} fs_fair_log_result;
+
+/* Checks a whole log (text[0..len), lines ending in '\n'; the last may
+ * lack it): every record well-formed and of scheme FS_FAIR_SCHEME; the
+ * rules of a period above; for each revealed period SHA-256(seed) ==
+ * commitment and every deal recomputed by fs_fair_check.  commitment (or
+ * NULL) and client_seed (or NULL): what the player saw and chose; the log
+ * must hold a period with that commitment (and that client seed), else a
+ * DISHONEST finding; *matched counts such periods.  note (may be NULL) is
+ * called for each finding with its 1-based line (0: the whole log) and an
+ * English message.  Returns FS_OK when the log was read to its end
+ * (findings in *out), FS_EINVAL when it is malformed or of another scheme
+ * (one MALFORMED note), FS_ENOMEM.  O(len + deals * cards). */
+FS_API int fs_fair_log_check(const char *text, size_t len,
+                             const uint8_t *commitment,
+                             const char *client_seed, fs_fair_note *note,
+                             void *ctx, fs_fair_log_result *out);
 
 /* Seeds and commitments travel as hex: fs_hex_encode() and
  * fs_hex_decode() are in <fairshuf.h>. */

@@ -80,11 +80,94 @@ int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
     return FS_OK;
 }
 
+/* Strict TSV of `fair deal --format=tsv`: parts separated by one tab, cards
+ * by one space, an optional final newline.  Anything else is malformed, so
+ * a claim states which cards went to which part, not only their order. */
+int fs_deal_parse(const fs_dealer *d, const char *s, size_t len,
+                  fs_deal *out, const char **why, size_t *where)
+{
+    const char *dummy_why;
+    size_t dummy_where;
+    if (why == NULL)
+        why = &dummy_why;
+    if (where == NULL)
+        where = &dummy_where;
+    *why = NULL;
+    *where = 0;
+    if (d == NULL || d->game == NULL || s == NULL || out == NULL)
+        return FS_EINVAL;
+    if (len > 0 && s[len - 1] == '\n')
+        len--;
+    if (len > 0 && s[len - 1] == '\r')
+        len--;
+    int tiles = d->game->deck >= FS_DECK_TILES_136;
+    out->nparts = out->ncards = out->cut = 0;
+    size_t i = 0;
+    for (;;) {
+        if (out->nparts == d->layout.nparts) {
+            *why = "more tab-separated parts than the game's layout has";
+            *where = i;
+            return FS_EINVAL;
+        }
+        fs_deal_part *p = &out->part[out->nparts];
+        *p = d->layout.part[out->nparts];
+        p->offset = out->ncards;
+        p->count = 0;
+        for (;;) { /* one card code, then a space, a tab or the end */
+            size_t k = i;
+            while (k < len && s[k] != ' ' && s[k] != '\t')
+                k++;
+            fs_card c;
+            if (fs_card_parse(s + i, k - i, tiles, &c) != FS_OK) {
+                *why = k == i ? "expected a card code (cards are separated "
+                                "by one space, parts by one tab)"
+                              : "not a card code of this game";
+                *where = i;
+                return FS_EINVAL;
+            }
+            if (out->ncards == FS_DEAL_MAX_CARDS) {
+                *why = "too many cards";
+                *where = i;
+                return FS_ERANGE;
+            }
+            out->cards[out->ncards++] = c;
+            p->count++;
+            i = k;
+            if (i == len || s[i] == '\t')
+                break;
+            i++; /* the space */
+        }
+        out->nparts++;
+        if (i == len)
+            break;
+        i++; /* the tab */
+    }
+    if (out->nparts < d->layout.nparts) {
+        *why = "fewer tab-separated parts than the game's layout has";
+        *where = len;
+        return FS_EINVAL;
+    }
+    return FS_OK;
+}
+
+long fs_deal_diff(const fs_deal *a, const fs_deal *b)
+{
+    size_t n = a->nparts < b->nparts ? a->nparts : b->nparts;
+    for (size_t p = 0; p < n; p++) {
+        const fs_deal_part *x = &a->part[p], *y = &b->part[p];
+        if (x->count != y->count ||
+            memcmp(a->cards + x->offset, b->cards + y->offset,
+                   x->count * sizeof(fs_card)) != 0)
+            return (long)p;
+    }
+    return a->nparts == b->nparts ? -1 : (long)n;
+}
+
 int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
                   fs_dealer *d, const char *client_seed, uint64_t nonce,
-                  const fs_card *claimed, size_t n, int *verdict)
+                  const fs_deal *claimed, int *verdict, long *part)
 {
-    if (commitment == NULL || verdict == NULL || (claimed == NULL && n > 0))
+    if (commitment == NULL || verdict == NULL || claimed == NULL)
         return FS_EINVAL;
     fs_deal *deal = malloc(sizeof *deal);
     if (deal == NULL)
@@ -96,9 +179,11 @@ int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
         int v = 0;
         if (sodium_memcmp(c, commitment, 32) != 0)
             v |= FS_FAIR_BAD_COMMITMENT;
-        if (n != deal->ncards ||
-            (n > 0 && memcmp(claimed, deal->cards, n * sizeof *claimed) != 0))
+        long diff = fs_deal_diff(claimed, deal);
+        if (diff >= 0)
             v |= FS_FAIR_BAD_DEAL;
+        if (part)
+            *part = diff;
         *verdict = v;
     }
     free(deal);

@@ -121,7 +121,7 @@ static void destroy(fs_rng *rng)
     rng->ext = NULL;
 }
 
-int fs__chacha20_seed(fs_rng *rng, const char *seed)
+static int seed_string(fs_rng *rng, const char *seed)
 {
     if (seed != NULL) {
         chacha_seeded *c = calloc(1, sizeof *c);
@@ -176,4 +176,5 @@ static const fs_rng_info info = {
     "ChaCha20 keystream (libsodium, RFC 8439); cryptographic; the default",
     64, 256 + 96 + 32, 256, 1, 0};
 
-const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy};
+const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy, NULL,
+                                        seed_string};

@@ -9,9 +9,10 @@
  * RandSeed 42, Random(100) -> 31, 87, 20, 15, 1, 84, 72, 0, 61, 99. */
 #include "generators.h"
 
-void fs__delphi_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     rng->st.u32[0] = (uint32_t)seed;
+    return FS_OK;
 }
 
 static void refill(fs_rng *rng)
@@ -31,4 +32,4 @@ static const fs_rng_info info = {
     "delphi", "LEGACY: Borland Delphi Random LCG (1999 ASF poker); demos only",
     32, 32, 32, 0, 1};
 
-const fs_rng_vtable fs__delphi_vt = {&info, refill, NULL};
+const fs_rng_vtable fs__delphi_vt = {&info, refill, NULL, seed_u64, NULL};

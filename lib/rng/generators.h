@@ -10,18 +10,12 @@ extern const fs_rng_vtable fs__chacha20_vt, fs__xoshiro256ss_vt,
     fs__pcg64_vt, fs__mt19937_vt, fs__mt19937_64_vt, fs__splitmix64_vt,
     fs__rand_vt, fs__delphi_vt;
 
+/* Initialises libsodium once (seed.c says why it must come first). */
+int fs__sodium_ready(void);
+
 /* Seeds rng (rng->vt set) from the seed string, or from the OS if NULL. */
 int fs__gen_seed(fs_rng *rng, const char *seed);
 
-/* Each integer-seeded generator's seeding from a 64-bit integer. */
-void fs__xoshiro256ss_seed(fs_rng *rng, uint64_t seed);
-void fs__pcg64_seed(fs_rng *rng, uint64_t seed);
-int fs__mt19937_seed(fs_rng *rng, uint64_t seed);
-int fs__mt19937_64_seed(fs_rng *rng, uint64_t seed);
-void fs__splitmix64_seed(fs_rng *rng, uint64_t seed);
-int fs__rand_seed(fs_rng *rng, uint64_t seed);
-void fs__delphi_seed(fs_rng *rng, uint64_t seed);
-int fs__chacha20_seed(fs_rng *rng, const char *seed); /* NULL: OS */
 /* chacha20 over caller memory of fs__chacha20_ext_size() bytes. */
 size_t fs__chacha20_ext_size(void);
 void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],

@@ -14,7 +14,7 @@ typedef struct mt {
     unsigned i;
 } mt;
 
-int fs__mt19937_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     mt *m = malloc(sizeof *m);
     if (m == NULL)
@@ -66,4 +66,4 @@ static const fs_rng_info info = {
     "mt19937", "32-bit Mersenne Twister, identical to C++ std::mt19937",
     32, 19937, 32, 0, 0};
 
-const fs_rng_vtable fs__mt19937_vt = {&info, refill, destroy};
+const fs_rng_vtable fs__mt19937_vt = {&info, refill, destroy, seed_u64, NULL};

@@ -16,7 +16,7 @@ typedef struct mt64 {
     unsigned i;
 } mt64;
 
-int fs__mt19937_64_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     mt64 *m = malloc(sizeof *m);
     if (m == NULL)
@@ -67,4 +67,4 @@ static const fs_rng_info info = {
     "mt19937_64", "64-bit Mersenne Twister, identical to C++ std::mt19937_64",
     64, 19968, 64, 0, 0};
 
-const fs_rng_vtable fs__mt19937_64_vt = {&info, refill, destroy};
+const fs_rng_vtable fs__mt19937_64_vt = {&info, refill, destroy, seed_u64, NULL};

@@ -25,7 +25,7 @@ static void store(fs_rng *rng, const pcg *p)
     memcpy(rng->st.u64, p, sizeof *p);
 }
 
-void fs__pcg64_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     pcg p;
     p.state = 0;
@@ -34,6 +34,7 @@ void fs__pcg64_seed(fs_rng *rng, uint64_t seed)
     p.state += seed;
     step(&p);
     store(rng, &p);
+    return FS_OK;
 }
 
 static void refill(fs_rng *rng)
@@ -57,4 +58,4 @@ static const fs_rng_info info = {
     "pcg64", "PCG XSL RR 128/64 (O'Neill); fast, not cryptographic",
     64, 256, 64, 0, 0};
 
-const fs_rng_vtable fs__pcg64_vt = {&info, refill, NULL};
+const fs_rng_vtable fs__pcg64_vt = {&info, refill, NULL, seed_u64, NULL};

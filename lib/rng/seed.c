@@ -1,12 +1,35 @@
 /* seed.c -- seed strings to keys and integers (docs/stream.md), and the
  * operating system's entropy.  Never time, never pid, never a fallback. */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/random.h>
 
 #include "generators.h"
 
+/* libsodium is initialised once, before the library's first getrandom():
+ * sodium_init() reads getrandom() itself and aborts the process if a read
+ * fails after its first probe succeeded, so run after our first draw it
+ * turned an OS refusing a later draw into SIGABRT (issue 10).  Run first,
+ * it is done before any draw of ours can be refused, and each refusal of
+ * ours is an error (FS_ERANDOM), never an abort. */
+static pthread_once_t sodium_once = PTHREAD_ONCE_INIT;
+static int sodium_status;
+
+static void sodium_setup(void)
+{
+    sodium_status = sodium_init() < 0 ? FS_ERANDOM : FS_OK;
+}
+
+int fs__sodium_ready(void)
+{
+    pthread_once(&sodium_once, sodium_setup);
+    return sodium_status;
+}
+
 int fs_os_random(void *buf, size_t n)
 {
+    if (fs__sodium_ready() != FS_OK)
+        return FS_ERANDOM;
     unsigned char *p = buf;
     while (n > 0) {
         size_t chunk = n > 256 ? 256 : n;
@@ -61,27 +84,13 @@ int fs_seed_to_u64(const char *seed, uint64_t *out)
 int fs__gen_seed(fs_rng *rng, const char *seed)
 {
     const fs_rng_vtable *vt = rng->vt;
-    if (sodium_init() < 0)
+    if (fs__sodium_ready() != FS_OK)
         return FS_ERANDOM;
-    if (vt == &fs__chacha20_vt)
-        return fs__chacha20_seed(rng, seed);
+    if (vt->seed_string)
+        return vt->seed_string(rng, seed);
     uint64_t v;
     int rc = seed ? fs_seed_to_u64(seed, &v) : fs_os_random(&v, sizeof v);
     if (rc != FS_OK)
         return rc;
-    if (vt == &fs__xoshiro256ss_vt)
-        fs__xoshiro256ss_seed(rng, v);
-    else if (vt == &fs__pcg64_vt)
-        fs__pcg64_seed(rng, v);
-    else if (vt == &fs__mt19937_vt)
-        return fs__mt19937_seed(rng, v);
-    else if (vt == &fs__mt19937_64_vt)
-        return fs__mt19937_64_seed(rng, v);
-    else if (vt == &fs__splitmix64_vt)
-        fs__splitmix64_seed(rng, v);
-    else if (vt == &fs__rand_vt)
-        return fs__rand_seed(rng, v);
-    else if (vt == &fs__delphi_vt)
-        fs__delphi_seed(rng, v);
-    return FS_OK;
+    return vt->seed_u64(rng, v);
 }

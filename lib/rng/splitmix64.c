@@ -3,9 +3,10 @@
  * 3203168211198807973, 9817491932198370423, ... */
 #include "generators.h"
 
-void fs__splitmix64_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     rng->st.u64[0] = seed;
+    return FS_OK;
 }
 
 static void refill(fs_rng *rng)
@@ -23,4 +24,4 @@ static const fs_rng_info info = {
     "splitmix64", "SplitMix64 (Steele, Lea & Flood); fast, 64-bit state",
     64, 64, 64, 0, 0};
 
-const fs_rng_vtable fs__splitmix64_vt = {&info, refill, NULL};
+const fs_rng_vtable fs__splitmix64_vt = {&info, refill, NULL, seed_u64, NULL};

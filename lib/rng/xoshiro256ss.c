@@ -10,10 +10,11 @@ static inline uint64_t rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
-void fs__xoshiro256ss_seed(fs_rng *rng, uint64_t seed)
+static int seed_u64(fs_rng *rng, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         rng->st.u64[i] = fs__splitmix64_next(&seed);
+    return FS_OK;
 }
 
 /* The state is kept in locals for the whole buffer: written through
@@ -48,4 +49,4 @@ static const fs_rng_info info = {
     "xoshiro256ss", "xoshiro256** (Blackman & Vigna); fast, not cryptographic",
     64, 256, 64, 0, 0};
 
-const fs_rng_vtable fs__xoshiro256ss_vt = {&info, refill, NULL};
+const fs_rng_vtable fs__xoshiro256ss_vt = {&info, refill, NULL, seed_u64, NULL};

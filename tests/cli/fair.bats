@@ -8,6 +8,20 @@ setup() {
     SEED=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
     COMMIT=630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd
     echo "$SEED" >"$T/fixed.hex"
+    chmod 600 "$T/fixed.hex"   # a seed file readable by others is warned about
+}
+
+# The reference checker of docs/provably-fair.md into $T/check.py, and $PY.
+# It needs ChaCha20 from python3-cryptography (scripts/setup.sh installs
+# it); a missing module fails, never skips.
+ref_checker() {
+    PY=
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }
+    done
+    [ -n "$PY" ] || { echo "python3-cryptography is missing"; return 1; }
+    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
+        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
 }
 
 @test "fair commit: a new owner-only seed file and its SHA-256 commitment" {
@@ -72,19 +86,19 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     last=$(echo "$d" | rev | cut -c1-2 | rev)
     swapped="$last${d:2:${#d}-4}$first"
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 --deal="$swapped"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ $output == *"the deal is not the one"* ]]
 }
 
 @test "fair check: rejects a wrong nonce, a wrong client seed, a wrong server seed" {
     d=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=8 --deal="$d"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=bob --nonce=7 --deal="$d"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     other=${SEED%?}0
     run "$F" fair check --server-seed=$other --commitment=$COMMIT --client-seed=alice --nonce=7 --deal="$d"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ $output == *"not the commitment"* ]]
 }
 
@@ -92,7 +106,7 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     d=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
     bad=$(printf '%064d' 0)
     run "$F" fair check --server-seed=$SEED --commitment=$bad --client-seed=alice --nonce=7 --deal="$d"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ $output == *"not the commitment"* ]]
     [[ $output != *"deal is not"* ]]
 }
@@ -100,7 +114,7 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
 @test "fair: malformed card codes, unreadable seed file, bad hex -> exit 1" {
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=a --nonce=1 --deal="As Xx"
     [ "$status" -eq 1 ]
-    [[ $output == *"malformed card code 'Xx'"* ]]
+    [[ $output == *"malformed deal at byte 3 ('Xx'): not a card code"* ]]
     run "$F" fair deal --server-seed-file="$T/missing.hex" --client-seed=a --nonce=1
     [ "$status" -eq 1 ]
     [[ $output == *"cannot read server seed file"* ]]
@@ -145,15 +159,7 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
 }
 
 @test "fair: the reference checker of docs/provably-fair.md agrees for every game" {
-    # The reference checker needs ChaCha20 from python3-cryptography
-    # (scripts/setup.sh installs it); a missing module fails, never skips.
-    PY=
-    for p in python3 /usr/bin/python3; do
-        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }
-    done
-    [ -n "$PY" ] || { echo "python3-cryptography is missing"; return 1; }
-    awk '/^```python$/{f=1;next} /^```$/{f=0} f' \
-        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" >"$T/check.py"
+    ref_checker
     for g in doudizhu holdem poker5 bridge shengji mahjong blackjack; do
         want=$("$PY" "$T/check.py" $SEED alice 7 $g 2>/dev/null)
         got=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --game=$g --format=tsv)
@@ -169,4 +175,263 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     run env LD_PRELOAD="$FS_FAILRANDOM" "$F" fair commit --server-seed-file="$T/no.hex"
     [ "$status" -eq 1 ]
     [ ! -e "$T/no.hex" ]
+}
+
+# --- issue 10: the claim's structure, period logs, files, escaping ---------
+
+# The honest TSV of the test vector (doudizhu, alice, nonce 7).
+vector() {
+    "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv
+}
+chk() {
+    "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 "$@"
+}
+
+@test "fair check: a moved tab (hands 16/18/17/3) is not the deal" {
+    d=$(vector)
+    # hand 1's last card moved to hand 2: same card sequence, other hands
+    moved=$(printf '%s' "$d" | sed 's/ \([^ ]*\)\t/\t\1 /')
+    [ "$(printf '%s' "$moved" | awk -F'\t' '{for(i=1;i<=NF;i++) printf "%d ", split($i,a," ")}')" = "16 18 17 3 " ]
+    [ "$(printf '%s' "$moved" | tr '\t' ' ')" = "$(printf '%s' "$d" | tr '\t' ' ')" ]
+    run chk --deal="$moved"
+    [ "$status" -eq 3 ]
+    [[ $output == *"hand 1 differs"* ]]
+    [[ $output != *OK* ]]
+}
+
+@test "fair check: tabs replaced by spaces or commas are malformed (exit 1), not OK" {
+    d=$(vector)
+    run chk --deal="$(printf '%s' "$d" | tr '\t' ' ')"
+    [ "$status" -eq 1 ]
+    [[ $output == *"malformed deal"*"fewer tab-separated parts"*"4 parts"* ]]
+    run chk --deal="$(printf '%s' "$d" | tr '\t' ',')"
+    [ "$status" -eq 1 ]
+    [[ $output == *"malformed deal at byte 48"* ]]
+    run chk --deal="$(printf '%s' "$d" | tr '\t' ' ' | tr ' ' ',')"
+    [ "$status" -eq 1 ]
+    run chk --deal="$d	"
+    [ "$status" -eq 1 ]
+    run chk --deal="$d	Ah"
+    [ "$status" -eq 1 ]
+    [[ $output == *"more tab-separated parts"* ]]
+    run chk --deal="$(printf '%s' "$d" | sed 's/ /  /')"
+    [ "$status" -eq 1 ]
+    # the honest claim with a final newline (stdin) is fine
+    printf '%s\n' "$d" | chk
+}
+
+@test "fair check: tampering at every position of every part is caught (exit 3)" {
+    # Every card of the doudizhu deal (each hand, the kitty, the last card)
+    # replaced by the card after it: a prefix-only or sequence-only check
+    # fails this (issue 16).
+    d=$(vector)
+    read -ra cards <<<"$(printf '%s' "$d" | tr '\t' ' ')"
+    [ "${#cards[@]}" -eq 54 ]
+    for i in $(seq 0 53); do
+        t=("${cards[@]}")
+        t[$i]=${cards[$(( (i + 1) % 54 ))]}
+        claim="${t[*]:0:17}	${t[*]:17:17}	${t[*]:34:17}	${t[*]:51:3}"
+        run chk --deal="$claim"
+        [ "$status" -eq 3 ] || { echo "position $i not caught: $output"; return 1; }
+    done
+    # holdem: the board (flop, turn, river) and the last card
+    h=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --game=holdem --format=tsv)
+    for field in 7 8 9; do
+        bad=$(printf '%s' "$h" | awk -F'\t' -v OFS='\t' -v f=$field '{ $f = (substr($f, 1, 2) == "2c" ? "3c" : "2c") substr($f, 3) } 1')
+        run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 --game=holdem --deal="$bad"
+        [ "$status" -eq 3 ]
+        [[ $output == *"differs"* ]]
+    done
+}
+
+@test "fair check: exit statuses 0 honest, 3 dishonest, 1 malformed, 2 usage, in --help and the man page" {
+    run chk --deal="$(vector)"
+    [ "$status" -eq 0 ]
+    run chk --deal="As"
+    [ "$status" -eq 1 ]
+    run chk --deal="Xx"
+    [ "$status" -eq 1 ]
+    run "$F" fair check --server-seed=$SEED --client-seed=a --nonce=1
+    [ "$status" -eq 2 ]
+    run "$F" fair check --log="$T/none.log"
+    [ "$status" -eq 1 ]
+    run "$F" fair --help
+    [[ $output == *"0 honest, 3 dishonest"*"1 error"*"2 usage"* ]]
+    grep -q 'dishonest' "$BATS_TEST_DIRNAME/../../docs/man/fairshuf-fair.1"
+}
+
+@test "fair commit: a failed write of the commitment leaves no seed file; a rerun works" {
+    run bash -c '"$1" fair commit --server-seed-file="$2" >&-' _ "$F" "$T/c.hex"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/c.hex" ]
+    [ -z "$(ls "$T" | grep '^c\.hex')" ]   # no temp file either
+    run "$F" fair commit --server-seed-file="$T/c.hex"
+    [ "$status" -eq 0 ]
+    [ "$(stat -c %a "$T/c.hex")" = 600 ]
+    run bash -c '"$1" fair commit --server-seed-file="$2" --log="$3" >/dev/full' _ "$F" "$T/d.hex" "$T/d.log"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/d.hex" ]
+    [ ! -s "$T/d.log" ]
+}
+
+@test "fair deal: a control character in the client seed cannot forge a line" {
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --nonce=7 \
+        --client-seed="$(printf 'x\ncommitment 0000000000000000000000000000000000000000000000000000000000000000\e[2J')"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 6 ]
+    [[ ${lines[1]} == 'client seed "x\u000acommitment 0000'*'\u001b[2J", nonce 7' ]]
+    ! printf '%s\n' "$output" | grep -q '^commitment'
+    ! printf '%s' "$output" | grep -q "$(printf '\e')"
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed='a"b\c' --nonce=7
+    [[ ${lines[1]} == 'client seed "a\"b\\c", nonce 7' ]]
+}
+
+@test "fair deal: a seed file readable by group or others gets a warning" {
+    cp "$T/fixed.hex" "$T/open.hex"
+    chmod 644 "$T/open.hex"
+    run "$F" fair deal --server-seed-file="$T/open.hex" --client-seed=a --nonce=1 --format=tsv
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "fairshuf: warning: server seed file '$T/open.hex' is readable or writable by group or others (mode 0644)"* ]]
+    chmod 600 "$T/open.hex"
+    run "$F" fair deal --server-seed-file="$T/open.hex" --client-seed=a --nonce=1 --format=tsv
+    [[ $output != *warning* ]]
+}
+
+# A period: commit, N deals with --log, then rotate (reveal + new commit).
+period() {
+    local n=$1
+    "$F" fair commit --server-seed-file="$T/s.hex" --log="$T/p.log" >"$T/c1"
+    for i in $(seq 1 "$n"); do
+        "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=alice --game=holdem --format=tsv >/dev/null
+    done
+}
+
+@test "fair period log: commit, deals with nonces 0.. in order, rotate, check OK" {
+    period 3
+    [ "$(grep -c '"event":"deal"' "$T/p.log")" -eq 3 ]
+    [ "$(grep -o '"nonce":[0-9]*' "$T/p.log" | tr '\n' ' ')" = '"nonce":0 "nonce":1 "nonce":2 ' ]
+    run "$F" fair check --log="$T/p.log"
+    [ "$status" -eq 4 ]
+    [[ ${lines[0]} == "line 1: unrevealed: the period committed here is not revealed yet: its 3 deals are not checked" ]]
+    [[ ${lines[1]} == INCONCLUSIVE:*"3 deals not checked"* ]]
+    old=$(cat "$T/s.hex")
+    run "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "revealed server seed $old" ]
+    [ "$(stat -c %a "$T/s.hex")" = 600 ]
+    [ "${lines[1]}" = "commitment $(head -c 64 "$T/s.hex" | python3 -c 'import sys,hashlib; print(hashlib.sha256(bytes.fromhex(sys.stdin.read())).hexdigest())')" ]
+    # the next period: a new client seed and game are allowed, nonce from 0
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob >/dev/null
+    [ "$(tail -1 "$T/p.log" | grep -o '"nonce":[0-9]*')" = '"nonce":0' ]
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    run "$F" fair check --log="$T/p.log"
+    [ "$status" -eq 0 ]
+    [[ $output == "OK: 3 periods, 4 deals"* ]]
+    run "$F" fair check --log="$T/p.log" --commitment="$(cat "$T/c1")" --client-seed=alice
+    [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/p.log" --commitment="$(cat "$T/c1")" --client-seed=mallory
+    [ "$status" -eq 3 ]
+    run "$F" fair check --log="$T/p.log" --commitment=$COMMIT
+    [ "$status" -eq 3 ]
+    [[ $output == *"log: dishonest: no period has your commitment"* ]]
+}
+
+@test "fair deal --log: the period fixes the nonce, the client seed and the game" {
+    period 1
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=eve
+    [ "$status" -eq 1 ]
+    [[ $output == *"client seed is another one"* ]]
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --game=bridge
+    [ "$status" -eq 1 ]
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --nonce=138
+    [ "$status" -eq 1 ]
+    [[ $output == *"next nonce is 1"* ]]
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"not the one committed"* ]]
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/missing.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"cannot open log"* ]]
+    [ ! -e "$T/missing.log" ]
+    run "$F" fair commit --server-seed-file="$T/s2.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/s2.hex" ]
+    [ "$(grep -c . "$T/p.log")" -eq 2 ]
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --nonce=1 >/dev/null
+}
+
+@test "fair check --log: a ground nonce (alice, nonce 138 of 0..200) is dishonest" {
+    # The issue's attack: the server tries nonces 0..200 for client seed
+    # alice and deals the one it likes (138).  Published as it is, the nonce
+    # skips; relabelled nonce 0, the deal is not nonce 0's.
+    commit=$("$F" fair commit --server-seed-file="$T/g.hex")
+    d=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=138 --format=tsv)
+    js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d")
+    rec() { printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":%s,"client_seed":"alice","game":"doudizhu","players":3,"decks":1,"deal":%s}\n' "$1" "$js"; }
+    head='{"scheme":"fairshuf-pf-1","event":"commit","commitment":"'$commit'"}'
+    tail='{"scheme":"fairshuf-pf-1","event":"reveal","server_seed":"'$(head -c 64 "$T/g.hex")'"}'
+    printf '%s\n%s\n%s\n' "$head" "$(rec 138)" "$tail" >"$T/g1.log"
+    run "$F" fair check --log="$T/g1.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"line 2: dishonest: nonce 138 where 0 is due"* ]]
+    printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g2.log"
+    run "$F" fair check --log="$T/g2.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"line 2: dishonest: nonce 0: hand 1 is not the one the seeds give"* ]]
+    run "$F" fair check --log="$T/g2.log" --format=json
+    [ "$status" -eq 3 ]
+    [ "$output" = '{"scheme":"fairshuf-pf-1","verdict":"dishonest","periods":1,"deals":1,"checked":1,"findings":[{"line":2,"finding":"dishonest","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
+    # the honest period (nonce 0's own deal) passes
+    d0=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=0 --format=tsv)
+    js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d0")
+    printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g3.log"
+    run "$F" fair check --log="$T/g3.log"
+    [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/g3.log" --format=json
+    [ "$status" -eq 0 ]
+    [[ $output == '{"scheme":"fairshuf-pf-1","verdict":"honest","periods":1,"deals":1,"checked":1,"findings":[]}' ]]
+    # a client seed changed inside the period, a second commitment before the reveal
+    sed '2{p;s/"nonce":0,"client_seed":"alice"/"nonce":1,"client_seed":"bob"/}' "$T/g3.log" >"$T/g4.log"
+    run "$F" fair check --log="$T/g4.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"client seed changed inside a period"* ]]
+    sed '2{p;s/.*/'"$head"'/}' "$T/g3.log" >"$T/g5.log"
+    run "$F" fair check --log="$T/g5.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"a new commitment before the seed committed at line 1 was revealed"* ]]
+}
+
+@test "fair check --log: another scheme or a malformed line is refused (exit 1), never judged" {
+    period 1
+    sed 's/fairshuf-pf-1/fairshuf-pf-2/' "$T/p.log" >"$T/v2.log"
+    run "$F" fair check --log="$T/v2.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"scheme 'fairshuf-pf-2' is not one this fairshuf verifies"* ]]
+    head -c -5 "$T/p.log" >"$T/cut.log"
+    run "$F" fair check --log="$T/cut.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"line 2: not a record of the log"* ]]
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/cut.log"
+    [ "$status" -eq 1 ]
+}
+
+@test "fair: the reference checker of docs/provably-fair.md verifies a period log as fair check does" {
+    ref_checker
+    period 3
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    run "$PY" "$T/check.py" --log "$T/p.log"
+    [ "$status" -eq 0 ]
+    [[ $output == OK* ]]
+    sed 's/"nonce":2/"nonce":3/' "$T/p.log" >"$T/skip.log"
+    run "$PY" "$T/check.py" --log "$T/skip.log"
+    [ "$status" -eq 3 ]
+    run "$F" fair check --log="$T/skip.log"
+    [ "$status" -eq 3 ]
+    # the last card of the last deal changed
+    awk '/"event":"deal"/{n=NR} {l[NR]=$0} END{for(i=1;i<=NR;i++){s=l[i]; if(i==n){c=substr(s,length(s)-3,2); r=(c=="2c"?"3c":"2c"); s=substr(s,1,length(s)-4) r substr(s,length(s)-1)} print s}}' "$T/p.log" >"$T/last.log"
+    ! cmp -s "$T/p.log" "$T/last.log"
+    run "$PY" "$T/check.py" --log "$T/last.log"
+    [ "$status" -eq 3 ]
+    run "$F" fair check --log="$T/last.log"
+    [ "$status" -eq 3 ]
 }

@@ -42,14 +42,14 @@ setup() {
     [ "$("$B" rng --count=4)" != "$("$B" rng --count=4)" ]
 }
 
-@test "perm: golden outputs of every algorithm (stream version 1)" {
+@test "perm: golden outputs of every algorithm (stream version 2)" {
     for a in auto durstenfeld inside-out fisher-yates sattolo rejection sort-key naive-swap swap-any mod-bias asf-1999 random-comparator; do
         echo "== $a"; "$B" perm 12 --count=3 --seed=golden --algorithm=$a
     done > "$BATS_TEST_TMPDIR/perm.txt"
     diff -u "$GOLDEN/perm-algorithms.txt" "$BATS_TEST_TMPDIR/perm.txt"
 }
 
-@test "perm/rng: golden outputs of every generator (stream version 1)" {
+@test "perm/rng: golden outputs of every generator (stream version 2)" {
     for r in chacha20 xoshiro256ss pcg64 mt19937 mt19937_64 splitmix64 rand delphi; do
         echo "== $r"
         "$B" perm 10 --count=2 --seed=golden --rng=$r --algorithm=durstenfeld
@@ -59,12 +59,22 @@ setup() {
     diff -u "$GOLDEN/rng-generators.txt" "$BATS_TEST_TMPDIR/rng.txt"
 }
 
-@test "perm: an independent implementation of docs/stream.md agrees" {
-    for seed in 42 golden 18446744073709551615; do
-        want=$(python3 "$BATS_TEST_DIRNAME/stream_spec.py" "$seed" 30 5)
-        got=$("$B" perm 30 --count=5 --seed="$seed" --rng=xoshiro256ss --algorithm=durstenfeld)
-        [ "$want" = "$got" ]
-    done
+# docs/vectors.md: every row recomputed from the specification alone
+# (stream_spec.py, written from docs/stream.md) and every row run through
+# the binary; both must equal the table.
+@test "docs/vectors.md: the spec re-implementation and the binary agree with every row" {
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" check "$BATS_TEST_DIRNAME/../../docs/vectors.md"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *" rows checked, 0 mismatches"* ]]
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" cli "$B" "$BATS_TEST_DIRNAME/../../docs/vectors.md"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the checker can fail: a changed row is a mismatch
+    sed 's/`0` <br> `0`/`1` <br> `0`/' "$BATS_TEST_DIRNAME/../../docs/vectors.md" > "$BATS_TEST_TMPDIR/v.md"
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" cli "$B" "$BATS_TEST_TMPDIR/v.md"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"1 mismatches"* ]]
 }
 
 @test "perm: --one-based, sizes 0 and 1, same seed same output" {
@@ -159,4 +169,99 @@ expect_error() { # status, message pattern, command...
     "$B" --version | grep -q "$("$B" --version | head -1 | awk '{print $NF}')"
     run "$B" bogus
     [ "$status" -eq 2 ] && [[ "$output" == *"unknown command: 'bogus'"* ]]
+}
+
+# Issue 15: glibc rand's 31-bit outputs are packed without gaps (stream
+# version 2), so its words use all 64 bits: each bit is set in 4096 words
+# within the exact binomial band [1878, 2218] (tail 1e-7 per bit).
+@test "rng: --rng=rand words use all 64 bits" {
+    "$B" rng --rng=rand --seed=1 --count=4096 --format=u64 | python3 -c '
+import sys
+w = [int(x) for x in sys.stdin]
+assert len(w) == 4096
+bad = [b for b in range(64) if not 1878 <= sum(x >> b & 1 for x in w) <= 2218]
+sys.exit("bits not uniform: %s" % bad if bad else 0)'
+    [ "$("$B" rng --rng=rand --seed=1 --count=1 --format=u64)" = 6430456248902829415 ]
+}
+
+# Issue 15: no algorithm loops forever on any generator.  `timeout` is a
+# hang guard (a generous bound, never reached), not a timed assertion.
+@test "every algorithm x generator finishes (perm 5 and deal)" {
+    for r in $("$B" perm --rng=list | cut -d' ' -f1); do
+        for a in $("$B" perm --algorithm=list | cut -d' ' -f1); do
+            timeout ${FS_HANG_GUARD:-60} "$B" perm 5 --count=200 --rng=$r --algorithm=$a --seed=hang >/dev/null ||
+                { echo "perm $a --rng=$r: status $?"; return 1; }
+        done
+        timeout ${FS_HANG_GUARD:-60} "$B" deal --algorithm=rejection --rng=$r --seed=hang >/dev/null ||
+            { echo "deal rejection --rng=$r: status $?"; return 1; }
+    done
+    run timeout ${FS_HANG_GUARD:-60} "$B" perm 5 --algorithm=rejection --rng=rand
+    [ "$status" -eq 0 ]
+}
+
+# Issue 10: a count whose byte total does not fit in 64 bits (2^61 words of
+# 8 bytes) is still a count of words, not 0 bytes or 8.
+@test "rng: --format=raw --count=2^61 and 2^61+1 do not overflow" {
+    [ "$("$B" rng --format=raw --count=2305843009213693952 --seed=x | head -c 4096 | wc -c)" -eq 4096 ]
+    [ "$("$B" rng --format=raw --count=2305843009213693953 --seed=x | head -c 4096 | wc -c)" -eq 4096 ]
+    [ "$("$B" rng --format=raw --count=3 --rng=mt19937 --seed=1 | wc -c)" -eq 12 ]
+}
+
+# Issue 10: hex of a word is its value (most significant digit first, as
+# u64 in base 16); hex of --bytes is the stream in order.
+@test "rng: --format=hex prints word values; --bytes prints stream order" {
+    v=$("$B" rng --rng=splitmix64 --seed=1234567 --count=1)
+    [ "$("$B" rng --rng=splitmix64 --seed=1234567 --count=1 --format=hex)" = "$(printf '%016x' "$v")" ]
+    le=$(printf '%016x' "$v" | sed 's/../& /g' | awk '{for (i = NF; i > 0; i--) printf "%s", $i}')
+    [ "$("$B" rng --rng=splitmix64 --seed=1234567 --bytes=8)" = "$le" ]
+    [ "$("$B" rng --rng=mt19937 --seed=5489 --count=1 --format=hex)" = "$(printf '%08x' 3499211612)" ]
+}
+
+# Issue 10: the OS refusing the 1 MiB re-seed (getrandom failing after
+# libsodium's initialisation and our first key: FS_FAILRANDOM_AFTER=3) must
+# not turn into zeros: every printed word is a real one, then exit 1.
+@test "fails closed mid-stream: a refused re-seed prints no zero word" {
+    bats_require_minimum_version 1.5.0
+    [ -n "${FS_FAILRANDOM:-}" ] && [ -r "$FS_FAILRANDOM" ]
+    for f in u64 hex; do
+        run --separate-stderr env FS_FAILRANDOM_AFTER=3 LD_PRELOAD="$FS_FAILRANDOM" "$B" rng --count=300000 --format=$f
+        [ "$status" -eq 1 ]
+        [[ "$stderr" == *"refused randomness"* ]]
+        [ "${#lines[@]}" -le 131072 ]
+        [ "${#lines[@]}" -gt 0 ]
+        [ "$(printf '%s\n' "${lines[@]}" | grep -cx '0*')" -eq 0 ]
+    done
+    n=$(env FS_FAILRANDOM_AFTER=3 LD_PRELOAD="$FS_FAILRANDOM" "$B" rng --format=raw --count=300000 2>/dev/null | wc -c)
+    [ "$n" -le 1048576 ]
+    run --separate-stderr env FS_FAILRANDOM_AFTER=3 LD_PRELOAD="$FS_FAILRANDOM" "$B" perm 1000 --count=3000
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"refused randomness"* ]]
+    [ "$(printf '%s\n' "${lines[@]}" | grep -c '^0 1 2 3 4 5 6')" -eq 0 ]
+}
+
+# Issue 10: libsodium initialises before our first draw, so a refusal of a
+# later draw is an error (exit 1, a message), never SIGABRT in sodium_init.
+@test "fails closed: getrandom refused after the first calls -> exit 1, no abort" {
+    bats_require_minimum_version 1.5.0
+    for after in 2 3 4; do
+        run --separate-stderr env FS_FAILRANDOM_AFTER=$after LD_PRELOAD="$FS_FAILRANDOM" "$B" lines -e a b
+        [ "$status" -eq 0 ] || { [ "$status" -eq 1 ] && [[ "$stderr" == *"refused randomness"* ]] && [ -z "$output" ]; } ||
+            { echo "after $after: status $status"; return 1; }
+        run --separate-stderr env FS_FAILRANDOM_AFTER=$after LD_PRELOAD="$FS_FAILRANDOM" "$B" rng --count=2
+        [ "$status" -eq 0 ] || [ "$status" -eq 1 ] || { echo "rng after $after: $status"; return 1; }
+    done
+    run --separate-stderr env FS_FAILRANDOM_AFTER=2 LD_PRELOAD="$FS_FAILRANDOM" "$B" lines -e a b
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"refused randomness"* ]]
+}
+
+# Issue 15: one rule for an empty seed: a usage error with one message,
+# status 2 -- `lines` keeps GNU shuf's status 1 for its usage errors.
+@test "empty seed: one message in every subcommand" {
+    bats_require_minimum_version 1.5.0
+    expect_error 2 "invalid seed: '': empty" rng --seed=
+    expect_error 2 "invalid seed: '': empty" perm 3 --seed=
+    expect_error 2 "invalid seed: '': empty" deal --seed=
+    expect_error 2 "invalid seed: '': empty" verify --seed=
+    expect_error 1 "invalid seed: '': empty" lines --seed= -e a
 }

@@ -1,11 +1,28 @@
 #!/usr/bin/env python3
-"""An independent implementation of docs/stream.md for xoshiro256ss and the
-named durstenfeld algorithm, used to check that the specification alone is
-enough to reproduce `fairshuf perm` output.  Usage: stream_spec.py SEED N K"""
+"""An independent implementation of docs/stream.md (stream version 2),
+written from the specification, not from the C code: every generator, every
+algorithm (the bucket path included), `rng`, `perm` and `deal --format=tsv`.
+
+  stream_spec.py check docs/vectors.md   recompute every row of the tables;
+                                         exit 1 on any difference
+  stream_spec.py run COMMAND...          print what `fairshuf COMMAND` prints
+                                         (e.g. run perm 10 --seed=1)
+  stream_spec.py cli BIN docs/vectors.md check the binary BIN against the
+                                         tables (the same rows, run by BIN)
+
+ChaCha20 is the `cryptography` package's (OpenSSL), never hand-written."""
 import hashlib
+import re
+import shlex
+import subprocess
 import sys
 
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
 M = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+# ---- §1 seeds ---------------------------------------------------------
 
 
 def seed_to_u64(s):
@@ -14,16 +31,40 @@ def seed_to_u64(s):
     return int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "little")
 
 
-def xoshiro(seed):
-    x = seed
-    st = []
-    for _ in range(4):
-        x = (x + 0x9E3779B97F4A7C15) & M
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-        st.append(z ^ (z >> 31))
+def seed_to_key(s):
+    if re.fullmatch(r"[0-9a-fA-F]{64}", s):
+        return bytes.fromhex(s)
+    return hashlib.sha256(s.encode()).digest()
+
+
+# ---- §2 generators: each yields the stream's bytes in chunks ------------
+
+
+def splitmix_next(x):
+    x = (x + 0x9E3779B97F4A7C15) & M
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return x, z ^ (z >> 31)
+
+
+def words_le(gen, width):
+    for v in gen:
+        yield v.to_bytes(width, "little")
+
+
+def chacha20(key, nonce12=bytes(12)):
+    counter = 0
+    while True:  # 1024 blocks at a time; the counter never wraps here
+        enc = Cipher(algorithms.ChaCha20(key, counter.to_bytes(4, "little") + nonce12),
+                     mode=None).encryptor()
+        yield enc.update(bytes(65536))
+        counter += 1024
+
+
+def xoshiro_state(st):
     rotl = lambda v, k: ((v << k) | (v >> (64 - k))) & M
+    st = list(st)
     while True:
         r = (rotl((st[1] * 5) & M, 7) * 9) & M
         t = (st[1] << 17) & M
@@ -33,24 +74,503 @@ def xoshiro(seed):
         yield r
 
 
-def below(gen, n):
-    """Lemire: accept x iff (x*n mod 2^64) >= 2^64 mod n; result x*n >> 64."""
+def xoshiro(s):
+    st = []
+    for _ in range(4):
+        s, z = splitmix_next(s)
+        st.append(z)
+    return xoshiro_state(st)
+
+
+def splitmix(s):
+    while True:
+        s, z = splitmix_next(s)
+        yield z
+
+
+def pcg64(s):
+    mult = 0x2360ED051FC65DA44385DF649FCCF645
+    inc, state, M128 = (54 << 1) | 1, 0, (1 << 128) - 1
+    step = lambda st: (st * mult + inc) & M128
+    state = step((step(state) + s) & M128)
+    while True:
+        state = step(state)
+        x = ((state >> 64) ^ state) & M
+        rot = state >> 122
+        yield ((x >> rot) | (x << ((64 - rot) & 63))) & M
+
+
+def mt19937(s):
+    x = [s & M32]
+    for i in range(1, 624):
+        x.append((1812433253 * (x[-1] ^ (x[-1] >> 30)) + i) & M32)
+    while True:
+        for k in range(624):
+            y = (x[k] & 0x80000000) | (x[(k + 1) % 624] & 0x7FFFFFFF)
+            x[k] = x[(k + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+        for y in x:
+            y ^= y >> 11
+            y ^= (y << 7) & 0x9D2C5680
+            y ^= (y << 15) & 0xEFC60000
+            yield y ^ (y >> 18)
+
+
+def mt19937_64(s):
+    x = [s]
+    for i in range(1, 312):
+        x.append((6364136223846793005 * (x[-1] ^ (x[-1] >> 62)) + i) & M)
+    while True:
+        for k in range(312):
+            y = (x[k] & 0xFFFFFFFF80000000) | (x[(k + 1) % 312] & 0x7FFFFFFF)
+            x[k] = x[(k + 156) % 312] ^ (y >> 1) ^ (0xB5026F5AA96619E9 if y & 1 else 0)
+        for y in x:
+            y ^= (y >> 29) & 0x5555555555555555
+            y ^= (y << 17) & 0x71D67FFFEDA60000
+            y ^= (y << 37) & 0xFFF7EEE000000000
+            yield y ^ (y >> 43)
+
+
+def glibc_rand_outputs(s):
+    """glibc TYPE_3 after srand(s mod 2^32): r[i] = r[i-31] + r[i-3]."""
+    word = s & M32
+    word = word - (1 << 32) if word >> 31 else word  # int32_t
+    r = [word or 1]
+    for _ in range(1, 31):
+        prev = r[-1]
+        hi = abs(prev) // 127773 * (1 if prev >= 0 else -1)  # C's truncation
+        lo = prev - hi * 127773
+        w = 16807 * lo - 2836 * hi
+        r.append(w + 2147483647 if w < 0 else w)
+    r = [v & M32 for v in r]
+    r += r[0:3]  # r[31..33] = r[0..2]
+    i = 34  # r holds r[i-34 .. i-1]
+    while True:
+        v = (r[-31] + r[-3]) & M32
+        r.append(v)
+        del r[0]
+        if i >= 344:
+            yield v >> 1
+        i += 1
+
+
+def glibc_rand(s):
+    """31-bit outputs, bits concatenated least significant first."""
+    acc = nacc = 0
+    out = bytearray()
+    for v in glibc_rand_outputs(s):
+        acc |= v << nacc
+        nacc += 31
+        while nacc >= 8:
+            out.append(acc & 255)
+            acc >>= 8
+            nacc -= 8
+        if len(out) >= 4096:
+            yield bytes(out)
+            out = bytearray()
+
+
+def delphi(s):
+    x = s & M32
+    while True:
+        x = (x * 134775813 + 1) & M32
+        yield x
+
+
+def generator(name, seed):
+    if name == "chacha20":
+        return chacha20(seed_to_key(seed))
+    s = seed_to_u64(seed)
+    table = {"xoshiro256ss": (xoshiro, 8), "pcg64": (pcg64, 8),
+             "mt19937": (mt19937, 4), "mt19937_64": (mt19937_64, 8),
+             "splitmix64": (splitmix, 8), "delphi": (delphi, 4)}
+    if name == "rand":
+        return glibc_rand(s)
+    f, width = table[name]
+    return words_le(f(s), width)
+
+
+class Stream:
+    """Consumers read the byte stream in order: u64 = next 8 bytes LE."""
+
+    def __init__(self, chunks):
+        self.chunks, self.buf, self.pos = chunks, b"", 0
+
+    def take(self, n):
+        while len(self.buf) - self.pos < n:
+            self.buf = self.buf[self.pos:] + next(self.chunks)
+            self.pos = 0
+        b = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def u64(self):
+        return int.from_bytes(self.take(8), "little")
+
+    def u32(self):
+        return int.from_bytes(self.take(4), "little")
+
+
+# ---- §3 bounded integers ------------------------------------------------
+
+
+def below(g, n):
     t = (1 << 64) % n
     while True:
-        m = next(gen) * n
-        if (m & M) >= t:
+        m = g.u64() * n
+        if m & M >= t:
             return m >> 64
 
 
+def batch(g, bounds):
+    p = 1
+    for b in bounds:
+        p *= b
+    t = (1 << 64) % p
+    while True:
+        lo, js = g.u64(), []
+        for b in bounds:
+            m = lo * b
+            js.append(m >> 64)
+            lo = m & M
+        if lo >= t:
+            return js
+
+
+# ---- §4 algorithms ------------------------------------------------------
+
+
+def durstenfeld(a, g):
+    for i in range(len(a) - 1, 0, -1):
+        j = below(g, i + 1)
+        a[i], a[j] = a[j], a[i]
+
+
+def batch_k(m):
+    for k, lim in ((6, 1 << 10), (5, 1 << 12), (4, 1 << 15), (3, 1 << 20), (2, 1 << 30)):
+        if m <= lim:
+            return k
+    return 1
+
+
+def durstenfeld_batched(a, g):
+    i = len(a) - 1
+    while i > 0:
+        k = min(batch_k(i + 1), i)
+        js = batch(g, [i + 1 - t for t in range(k)])
+        for t in range(k):
+            a[i - t], a[js[t]] = a[js[t]], a[i - t]
+        i -= k
+
+
+def inside_out(a, g):
+    src, out = list(a), [a[0]]
+    for i in range(1, len(a)):
+        j = below(g, i + 1)
+        out.append(None)
+        out[i] = out[j]
+        out[j] = src[i]
+    a[:] = out
+
+
+def fisher_yates(a, g):
+    left = list(a)
+    for k in range(len(a)):
+        a[k] = left.pop(below(g, len(left)))
+
+
+def sattolo(a, g):
+    for i in range(len(a) - 1, 0, -1):
+        j = below(g, i)
+        a[i], a[j] = a[j], a[i]
+
+
+def rejection(a, g):
+    out = [None] * len(a)
+    for x in a:
+        while True:
+            slot = below(g, len(a))
+            if out[slot] is None:
+                break
+        out[slot] = x
+    a[:] = out
+
+
+def sort_key(a, g):
+    k = sorted([g.u64(), i] for i in range(len(a)))
+
+    def break_ties(lo, hi):
+        found, i = False, lo
+        while i < hi:
+            j = i + 1
+            while j < hi and k[j][0] == k[i][0]:
+                j += 1
+            if j - i > 1:
+                found = True
+                while True:
+                    for t in range(i, j):
+                        k[t][0] = g.u64()
+                    k[i:j] = sorted(k[i:j])
+                    if not break_ties(i, j):
+                        break
+            i = j
+        return found
+
+    break_ties(0, len(k))
+    a[:] = [a[i] for _, i in k]
+
+
+def child(crypto, key, q):
+    if crypto:
+        return Stream(chacha20(key, bytes(4) + q.to_bytes(8, "little")))
+    kw = [int.from_bytes(key[8 * i:8 * i + 8], "little") for i in range(4)]
+    x, st = kw[0] ^ ((q * 0x9E3779B97F4A7C15) & M), []
+    for i in range(4):
+        x, z = splitmix_next(x)
+        st.append(z ^ kw[i])
+    if not any(st):
+        st[0] = 1
+    return Stream(words_le(xoshiro_state(st), 8))
+
+
+def bucket(a, g, size, crypto):
+    n = len(a)
+    key = g.take(32)
+    L = 1
+    while L < 9 and (262144 << L) < n * size:
+        L += 1
+    B, C = 1 << L, (n + (1 << 20) - 1) >> 20
+    lab = []
+    for c in range(C):
+        ch, m = child(crypto, key, c), min(n, (c + 1) << 20) - (c << 20)
+        while m > 0:
+            w = ch.u64()
+            for _ in range(min(64 // L, m)):
+                lab.append(w >> (64 - L))
+                w = (w << L) & M
+                m -= 1
+    start = [0] * (B + 1)
+    for b in range(B):
+        start[b + 1] = start[b] + lab.count(b)
+    head = start[:B]
+    for b in range(B):
+        h, e = head[b], start[b + 1]
+        slots = []  # [hole, element, label]
+
+        def next_hole():
+            nonlocal h
+            while h < e and lab[h] == b:
+                h += 1
+            if h == e:
+                return None
+            h += 1
+            return [h - 1, a[h - 1], lab[h - 1]]
+
+        while len(slots) < 8:
+            s = next_hole()
+            if s is None:
+                break
+            slots.append(s)
+        while slots:
+            s = 0
+            while s < len(slots):
+                hole, el, l = slots[s]
+                if l != b:
+                    p = head[l]
+                    head[l] += 1
+                    slots[s] = [hole, a[p], lab[p]]
+                    a[p] = el
+                    s += 1
+                    continue
+                a[hole] = el
+                nxt = next_hole()
+                if nxt is not None:
+                    slots[s] = nxt
+                    s += 1
+                else:
+                    last = slots.pop()
+                    if s != len(slots):
+                        slots[s] = last
+        head[b] = e
+    for b in range(B):
+        lo, hi = start[b], start[b + 1]
+        if hi - lo >= 2:
+            part = a[lo:hi]
+            durstenfeld_batched(part, child(crypto, key, C + b))
+            a[lo:hi] = part
+
+
+def auto(a, g, size, crypto):
+    if len(a) >= 2 and len(a) * size >= 16 << 20:
+        bucket(a, g, size, crypto)
+    else:
+        durstenfeld_batched(a, g)
+
+
+def naive_swap(a, g):
+    n = len(a)
+    for _ in range(g.u32() % 1023):
+        x = g.u32() % n
+        y = g.u32() % n
+        a[x], a[y] = a[y], a[x]
+
+
+def swap_any(a, g):
+    for i in range(len(a)):
+        j = below(g, len(a))
+        a[i], a[j] = a[j], a[i]
+
+
+def mod_bias(a, g):
+    for i in range(len(a) - 1, 0, -1):
+        j = (g.u32() >> 17) % (i + 1)
+        a[i], a[j] = a[j], a[i]
+
+
+def asf_1999(a, g):
+    n = len(a)
+    for i in range(n):
+        j = (g.u32() * (n - 1)) >> 32
+        a[i], a[j] = a[j], a[i]
+
+
+def random_comparator(a, g):
+    n, width = len(a), 1
+    while width < n:
+        tmp = []
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            while i < mid and j < hi:
+                if g.u32() & 1:
+                    tmp.append(a[i]); i += 1
+                else:
+                    tmp.append(a[j]); j += 1
+            tmp += a[i:mid] + a[j:hi]
+        a[:] = tmp
+        width *= 2
+
+
+SIMPLE = {"durstenfeld": durstenfeld, "inside-out": inside_out,
+          "fisher-yates": fisher_yates, "sattolo": sattolo,
+          "rejection": rejection, "sort-key": sort_key,
+          "naive-swap": naive_swap, "swap-any": swap_any,
+          "mod-bias": mod_bias, "asf-1999": asf_1999,
+          "random-comparator": random_comparator}
+
+
+def shuffle(alg, a, g, size, crypto):
+    if len(a) < 2:
+        return
+    if alg == "auto":
+        auto(a, g, size, crypto)
+    elif alg == "bucket":
+        bucket(a, g, size, crypto)
+    else:
+        SIMPLE[alg](a, g)
+
+
+# ---- §6 commands --------------------------------------------------------
+
+GAMES = {  # deck, players, hand size, extra parts (count) dealt in blocks
+    "doudizhu": ("54", 3, 17, [3]),
+    "bridge": ("52", 4, 13, []),
+}
+
+
+def fresh_deck(kind):
+    cards = [r + s for s in "shdc" for r in "A23456789TJQK"]
+    return cards + ["BJ", "RJ"] if kind == "54" else cards
+
+
+def parse(args):
+    opts, pos = {}, []
+    for x in args:
+        if x.startswith("--"):
+            k, _, v = x[2:].partition("=")
+            opts[k] = v
+        else:
+            pos.append(x)
+    return opts, pos
+
+
+def run(argv):
+    cmd, (opts, pos) = argv[0], parse(argv[1:])
+    rng = opts.get("rng", "chacha20")
+    g = Stream(generator(rng, opts["seed"]))
+    crypto = rng == "chacha20"
+    count = int(opts.get("count", 1))
+    out = []
+    if cmd == "rng":
+        fmt = opts.get("format", "u32" if rng in ("mt19937", "rand", "delphi") else "u64")
+        if "bytes" in opts:
+            return [g.take(int(opts["bytes"])).hex()]
+        for _ in range(int(opts.get("count", 10))):
+            v = g.u64() if fmt == "u64" else g.u32()
+            out.append(str(v))
+    elif cmd == "perm":
+        n, alg = int(pos[0]), opts.get("algorithm", "auto")
+        base = 1 if "one-based" in opts else 0
+        for _ in range(count):
+            a = list(range(base, n + base))
+            shuffle(alg, a, g, 8, crypto)  # perm's elements: 8 bytes
+            out.append(" ".join(map(str, a)))
+    elif cmd == "deal":
+        kind, players, hand, extra = GAMES[opts.get("game", "doudizhu")]
+        alg = opts.get("algorithm", "auto")
+        for _ in range(count):
+            a = fresh_deck(kind)
+            shuffle(alg, a, g, 4, crypto)  # cards: 4 bytes
+            parts, p = [], 0
+            for size in [hand] * players + extra:
+                parts.append(" ".join(a[p:p + size]))
+                p += size
+            out.append("\t".join(parts))
+    return out
+
+
+def digest(lines):
+    return hashlib.sha256("".join(x + "\n" for x in lines).encode()).hexdigest()
+
+
+def rows(path):
+    """Table rows `| \\`fairshuf ARGS\\` | output |` of docs/vectors.md."""
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"\|\s*`fairshuf ([^`]*)`\s*\|\s*(.*?)\s*\|\s*$", line)
+        if m:
+            yield m.group(1), m.group(2)
+
+
+def expected(cell):
+    """Output lines of a cell: `a` <br> `b`, or sha256 `hex`."""
+    m = re.fullmatch(r"sha256 `([0-9a-f]{64})`", cell)
+    if m:
+        return "sha256", m.group(1)
+    return "lines", re.findall(r"`([^`]*)`", cell)
+
+
 def main():
-    seed, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    g = xoshiro(seed_to_u64(seed))
-    for _ in range(k):
-        a = list(range(n))
-        for i in range(n - 1, 0, -1):
-            j = below(g, i + 1)
-            a[i], a[j] = a[j], a[i]
-        print(" ".join(map(str, a)))
+    if sys.argv[1:2] == ["run"]:
+        print("\n".join(run(sys.argv[2:])))
+        return 0
+    bad = checked = 0
+    cli = sys.argv[1] == "cli"
+    for args, cell in rows(sys.argv[3] if cli else sys.argv[2]):
+        kind, want = expected(cell)
+        if cli:
+            res = subprocess.run([sys.argv[2]] + shlex.split(args),
+                                 capture_output=True, text=True, check=True)
+            got = res.stdout.split("\n")[:-1]
+        else:
+            got = run(shlex.split(args))
+        if kind == "sha256":
+            got = digest(got)
+        checked += 1
+        if got != want:
+            bad += 1
+            print("MISMATCH fairshuf %s\n  %s: %s\n  table: %s" %
+                  (args, "binary" if cli else "spec", got, want))
+    print("%d rows checked, %d mismatches" % (checked, bad))
+    return 1 if bad or checked == 0 else 0
 
 
-main()
+sys.exit(main())

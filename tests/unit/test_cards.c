@@ -330,35 +330,352 @@ static void test_fair_scheme(void **state)
     /* check: honest passes; a changed card, another nonce, another seed,
      * another commitment fail. */
     int v;
-    assert_int_equal(fs_fair_check(seed, commit, &d, "alice", 7, deal.cards,
-                                   deal.ncards, &v), FS_OK);
+    long part;
+    assert_int_equal(fs_fair_check(seed, commit, &d, "alice", 7, &deal, &v,
+                                   &part), FS_OK);
     assert_int_equal(v, 0);
-    fs_card bad[54];
-    memcpy(bad, deal.cards, sizeof bad);
-    fs_card t = bad[0];
-    bad[0] = bad[53];
-    bad[53] = t;
-    fs_fair_check(seed, commit, &d, "alice", 7, bad, 54, &v);
+    assert_int_equal(part, -1);
+    static fs_deal bad;
+    bad = deal;
+    fs_card t = bad.cards[0];
+    bad.cards[0] = bad.cards[53];
+    bad.cards[53] = t;
+    fs_fair_check(seed, commit, &d, "alice", 7, &bad, &v, &part);
     assert_int_equal(v, FS_FAIR_BAD_DEAL);
-    fs_fair_check(seed, commit, &d, "alice", 8, deal.cards, 54, &v);
+    assert_int_equal(part, 0);
+    fs_fair_check(seed, commit, &d, "alice", 8, &deal, &v, NULL);
     assert_int_equal(v, FS_FAIR_BAD_DEAL);
-    fs_fair_check(seed, commit, &d, "bob", 7, deal.cards, 54, &v);
+    fs_fair_check(seed, commit, &d, "bob", 7, &deal, &v, NULL);
     assert_int_equal(v, FS_FAIR_BAD_DEAL);
-    fs_fair_check(seed, commit, &d, "alice", 7, deal.cards, 53, &v);
+    bad = deal;
+    bad.part[3].count--; /* the kitty one card short */
+    bad.ncards--;
+    fs_fair_check(seed, commit, &d, "alice", 7, &bad, &v, &part);
     assert_int_equal(v, FS_FAIR_BAD_DEAL);
+    assert_int_equal(part, 3);
     uint8_t other[32];
     memcpy(other, seed, 32);
     other[31] ^= 1;
-    fs_fair_check(other, commit, &d, "alice", 7, deal.cards, 54, &v);
+    fs_fair_check(other, commit, &d, "alice", 7, &deal, &v, NULL);
     assert_int_equal(v, FS_FAIR_BAD_COMMITMENT | FS_FAIR_BAD_DEAL);
     uint8_t c2[32];
     fs_fair_commitment(other, c2);
-    fs_fair_check(seed, c2, &d, "alice", 7, deal.cards, 54, &v);
+    fs_fair_check(seed, c2, &d, "alice", 7, &deal, &v, NULL);
     assert_int_equal(v, FS_FAIR_BAD_COMMITMENT);
     uint8_t back[32];
     assert_int_equal(fs_hex_decode("zz", back, 1), FS_EINVAL);
     assert_int_equal(fs_hex_decode("0A", back, 1), FS_OK);
     assert_int_equal(back[0], 10);
+}
+
+static const char *const fair_games[] = {
+    "doudizhu", "holdem", "poker5", "bridge", "shengji", "mahjong",
+    "blackjack"};
+
+/* Tampering anywhere is caught: every single position of every game's deal
+ * (each hand, the kitty, the board, the wall, the last card) changed to
+ * another card, and every boundary between two parts moved by one card
+ * (same card sequence, other hands).  A check that compares only a prefix
+ * of the cards, or only the sequence, fails here (issue 16). */
+static void test_fair_tamper_anywhere(void **state)
+{
+    (void)state;
+    uint8_t seed[32], commit[32];
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)(i * 7 + 3);
+    fs_fair_commitment(seed, commit);
+    static fs_dealer d;
+    static fs_deal deal, bad;
+    for (size_t g = 0; g < sizeof fair_games / sizeof fair_games[0]; g++) {
+        assert_int_equal(fs_dealer_init(&d, fs_game_find(fair_games[g]), 0, 0,
+                                        FS_ALG_AUTO), FS_OK);
+        assert_int_equal(fs_fair_deal(seed, &d, "tamper", 3, &deal), FS_OK);
+        int v;
+        long part;
+        fs_fair_check(seed, commit, &d, "tamper", 3, &deal, &v, &part);
+        assert_int_equal(v, 0);
+        for (size_t p = 0; p < deal.nparts; p++) {
+            const fs_deal_part *dp = &deal.part[p];
+            for (size_t k = 0; k < dp->count; k++) {
+                size_t at = dp->offset + k;
+                bad = deal;
+                /* another card value of the same deck */
+                size_t o = at;
+                while (bad.cards[o] == deal.cards[at])
+                    o = (o + 1) % deal.ncards;
+                bad.cards[at] = deal.cards[o];
+                fs_fair_check(seed, commit, &d, "tamper", 3, &bad, &v, &part);
+                assert_int_equal(v, FS_FAIR_BAD_DEAL);
+                assert_int_equal(part, (long)p);
+            }
+            if (p + 1 < deal.nparts) { /* move the boundary p | p+1 */
+                bad = deal;
+                bad.part[p].count++;
+                bad.part[p + 1].offset++;
+                bad.part[p + 1].count--;
+                fs_fair_check(seed, commit, &d, "tamper", 3, &bad, &v, &part);
+                assert_int_equal(v, FS_FAIR_BAD_DEAL);
+                assert_int_equal(part, (long)p);
+            }
+        }
+        bad = deal; /* a part missing, a part too many */
+        bad.nparts--;
+        fs_fair_check(seed, commit, &d, "tamper", 3, &bad, &v, &part);
+        assert_int_equal(v, FS_FAIR_BAD_DEAL);
+    }
+}
+
+/* Every input of the key changes it: scheme fields, game, players, decks,
+ * client seed (including a NUL-shifted one), nonce, server seed. */
+static void test_fair_key_inputs(void **state)
+{
+    (void)state;
+    uint8_t seed[32], key[32], k2[32];
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)i;
+    static fs_dealer d, e;
+    fs_dealer_init(&d, fs_game_find("holdem"), 6, 0, FS_ALG_AUTO);
+    assert_int_equal(fs_fair_key(seed, &d, "ab", 5, key), FS_OK);
+    fs_fair_key(seed, &d, "ab", 6, k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_fair_key(seed, &d, "ab", 5 + ((uint64_t)1 << 32), k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_fair_key(seed, &d, "abc", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_fair_key(seed, &d, "a", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_dealer_init(&e, fs_game_find("holdem"), 7, 0, FS_ALG_AUTO);
+    fs_fair_key(seed, &e, "ab", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_dealer_init(&e, fs_game_find("holdem"), 6, 2, FS_ALG_AUTO);
+    fs_fair_key(seed, &e, "ab", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    fs_dealer_init(&e, fs_game_find("poker5"), 6, 0, FS_ALG_AUTO);
+    fs_fair_key(seed, &e, "ab", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    seed[0] ^= 0x80;
+    fs_fair_key(seed, &d, "ab", 5, k2);
+    assert_memory_not_equal(key, k2, 32);
+    seed[0] ^= 0x80;
+    /* The exact message: a re-implementation's HMAC agrees. */
+    const char msg[] = "fairshuf-pf-1\0holdem\0" "6\0" "1\0ab\0" "5";
+    crypto_auth_hmacsha256(k2, (const unsigned char *)msg, sizeof msg - 1,
+                           seed);
+    assert_memory_equal(key, k2, 32);
+    /* And the nonce really reaches the deal. */
+    static fs_deal x, y;
+    fs_fair_deal(seed, &d, "ab", 5, &x);
+    fs_fair_deal(seed, &d, "ab", 6, &y);
+    assert_true(fs_deal_diff(&x, &y) >= 0);
+}
+
+/* The claim parser: strict TSV, exactly the layout's parts. */
+static void test_deal_parse_strict(void **state)
+{
+    (void)state;
+    static fs_dealer d;
+    static fs_deal deal, back;
+    uint8_t seed[32] = {1};
+    fs_dealer_init(&d, fs_game_find("doudizhu"), 0, 0, FS_ALG_AUTO);
+    fs_fair_deal(seed, &d, "c", 0, &deal);
+    char tsv[256];
+    size_t n = 0;
+    for (size_t p = 0; p < deal.nparts; p++)
+        for (size_t k = 0; k < deal.part[p].count; k++) {
+            char code[3];
+            fs_card_code(deal.cards[deal.part[p].offset + k], code);
+            if (n)
+                tsv[n++] = k ? ' ' : '\t';
+            memcpy(tsv + n, code, 2);
+            n += 2;
+        }
+    tsv[n] = '\0';
+    const char *why;
+    size_t where;
+    assert_int_equal(fs_deal_parse(&d, tsv, n, &back, &why, &where), FS_OK);
+    assert_int_equal(fs_deal_diff(&deal, &back), -1);
+    tsv[n] = '\n';
+    assert_int_equal(fs_deal_parse(&d, tsv, n + 1, &back, NULL, NULL), FS_OK);
+    /* tabs as spaces: one part */
+    char alt[256];
+    memcpy(alt, tsv, n);
+    for (size_t i = 0; i < n; i++)
+        if (alt[i] == '\t')
+            alt[i] = ' ';
+    assert_int_equal(fs_deal_parse(&d, alt, n, &back, &why, &where),
+                     FS_EINVAL);
+    assert_non_null(strstr(why, "fewer"));
+    /* tabs as commas, a double space, a trailing space: malformed */
+    memcpy(alt, tsv, n);
+    *strchr(alt, '\t') = ',';
+    assert_int_equal(fs_deal_parse(&d, alt, n, &back, &why, &where),
+                     FS_EINVAL);
+    assert_int_equal(where, 48);
+    memcpy(alt, tsv, n);
+    alt[2] = '\t'; /* hands 1 | 16 | 17 | 17 | 3: five parts */
+    assert_int_equal(fs_deal_parse(&d, alt, n, &back, &why, &where),
+                     FS_EINVAL);
+    assert_non_null(strstr(why, "more"));
+    memcpy(alt, tsv, n);
+    alt[n] = ' ';
+    assert_int_equal(fs_deal_parse(&d, alt, n + 1, &back, NULL, NULL),
+                     FS_EINVAL);
+    assert_int_equal(fs_deal_parse(&d, "", 0, &back, NULL, NULL), FS_EINVAL);
+    /* a moved tab parses (16/18/17/3) and differs from the deal */
+    memcpy(alt, tsv, n);
+    alt[47] = '\t';
+    alt[50] = ' ';
+    assert_int_equal(fs_deal_parse(&d, alt, n, &back, NULL, NULL), FS_OK);
+    assert_int_equal(back.part[0].count, 16);
+    assert_int_equal(back.part[1].count, 18);
+    assert_int_equal(fs_deal_diff(&deal, &back), 0);
+}
+
+static const char *fair_log_text(char *buf, size_t cap, const char *extra)
+{
+    (void)cap;
+    strcpy(buf, extra);
+    return buf;
+}
+
+typedef struct notes {
+    int n[5];
+    char last[512];
+} notes;
+
+static void count_note(void *ctx, size_t line, fs_fair_finding k,
+                       const char *msg)
+{
+    notes *x = ctx;
+    (void)line;
+    x->n[k]++;
+    snprintf(x->last, sizeof x->last, "%s", msg);
+}
+
+/* A log of periods: honest passes, every broken rule is found. */
+static void test_fair_log(void **state)
+{
+    (void)state;
+    uint8_t seed[32], c[32];
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)i;
+    fs_fair_commitment(seed, c);
+    char shex[65], chex[65];
+    fs_hex_encode(seed, 32, shex);
+    fs_hex_encode(c, 32, chex);
+    static fs_dealer d;
+    static fs_deal deal;
+    fs_dealer_init(&d, fs_game_find("bridge"), 0, 0, FS_ALG_AUTO);
+    static char tsv[4][256];
+    for (int k = 0; k < 4; k++) {
+        fs_fair_deal(seed, &d, "a\\\"b", (uint64_t)k, &deal);
+        size_t n = 0;
+        for (size_t p = 0; p < deal.nparts; p++)
+            for (size_t j = 0; j < deal.part[p].count; j++) {
+                char code[3];
+                fs_card_code(deal.cards[deal.part[p].offset + j], code);
+                if (n) {
+                    memcpy(tsv[k] + n, j ? " " : "\\t", j ? 1 : 2);
+                    n += j ? 1 : 2;
+                }
+                memcpy(tsv[k] + n, code, 2);
+                n += 2;
+            }
+        tsv[k][n] = '\0';
+    }
+    static char log[8192], buf[8192];
+    int len = 0;
+    len += sprintf(log + len, "{\"scheme\":\"fairshuf-pf-1\",\"event\":"
+                   "\"commit\",\"commitment\":\"%s\"}\n", chex);
+    for (int k = 0; k < 3; k++)
+        len += sprintf(log + len, "{\"scheme\":\"fairshuf-pf-1\",\"event\":"
+                       "\"deal\",\"nonce\":%d,\"client_seed\":\"a\\\\\\\"b\","
+                       "\"game\":\"bridge\",\"players\":4,\"decks\":1,"
+                       "\"deal\":\"%s\"}\n", k, tsv[k]);
+    int open_len = len;
+    len += sprintf(log + len, "{\"scheme\":\"fairshuf-pf-1\",\"event\":"
+                   "\"reveal\",\"server_seed\":\"%s\"}\n", shex);
+    fs_fair_log_result r;
+    notes x;
+    memset(&x, 0, sizeof x);
+    assert_int_equal(fs_fair_log_check(log, (size_t)len, c, "a\\\"b",
+                                       count_note, &x, &r), FS_OK);
+    assert_int_equal(r.dishonest, 0);
+    assert_int_equal(r.checked, 3);
+    assert_int_equal(r.matched, 1);
+    assert_int_equal(r.open, 0);
+    /* another client seed than the player's */
+    memset(&x, 0, sizeof x);
+    fs_fair_log_check(log, (size_t)len, c, "ab", count_note, &x, &r);
+    assert_int_equal(r.dishonest, 1);
+    /* open: unrevealed, the tail for the server */
+    memset(&x, 0, sizeof x);
+    fs_fair_log_check(log, (size_t)open_len, NULL, NULL, count_note, &x, &r);
+    assert_int_equal(r.unrevealed, 1);
+    assert_int_equal(r.open, 1);
+    assert_int_equal(r.next_nonce, 3);
+    assert_string_equal(r.client_seed, "a\\\"b");
+    assert_int_equal(r.checked, 0);
+    /* grinding: nonce 1 replaced by nonce 2's deal as nonce 1, or skipped */
+    strcpy(buf, log);
+    char *at = strstr(buf, "\"nonce\":1");
+    at[8] = '5';
+    memset(&x, 0, sizeof x);
+    fs_fair_log_check(buf, strlen(buf), NULL, NULL, count_note, &x, &r);
+    assert_true(r.dishonest >= 2); /* nonce 5 due 1, 2 due 6; deal wrong */
+    /* a tampered deal (the last card of the last hand) */
+    strcpy(buf, log);
+    at = strstr(buf, "\"}\n{\"scheme\":\"fairshuf-pf-1\",\"event\":\"reveal");
+    char keep = at[-1];
+    at[-1] = keep == 's' ? 'h' : 's';
+    memset(&x, 0, sizeof x);
+    fs_fair_log_check(buf, strlen(buf), NULL, NULL, count_note, &x, &r);
+    assert_int_equal(r.dishonest, 1);
+    /* a wrong reveal */
+    strcpy(buf, log);
+    at = strstr(buf, shex);
+    at[0] = at[0] == '0' ? '1' : '0';
+    memset(&x, 0, sizeof x);
+    fs_fair_log_check(buf, strlen(buf), NULL, NULL, count_note, &x, &r);
+    assert_int_equal(r.dishonest, 1);
+    assert_int_equal(r.checked, 0);
+    /* another scheme and malformed lines are refused, not judged */
+    fair_log_text(buf, sizeof buf, "{\"scheme\":\"fairshuf-pf-2\",\"event\":"
+                  "\"commit\",\"commitment\":\"00\"}\n");
+    memset(&x, 0, sizeof x);
+    assert_int_equal(fs_fair_log_check(buf, strlen(buf), NULL, NULL,
+                                       count_note, &x, &r), FS_EINVAL);
+    fs_hex_encode(c, 32, chex);
+    sprintf(buf, "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"commit\","
+            "\"commitment\":\"%s\"}\n", chex);
+    memset(&x, 0, sizeof x);
+    assert_int_equal(fs_fair_log_check(buf, strlen(buf), NULL, NULL,
+                                       count_note, &x, &r), FS_EINVAL);
+    assert_non_null(strstr(x.last, "fairshuf-pf-2"));
+    static const char *const badlines[] = {
+        "", "{}", "[]", "{\"scheme\":\"fairshuf-pf-1\"}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"commit\"}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"scheme\":\"x\",\"event\":\"reveal\"}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"deal\",\"nonce\":01}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"reveal\",\"server_seed\":\"00\"}",
+        "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"other\"}",
+        "{\"scheme\":\"fair\\u0000\"}", "{\"scheme\":\"x\"} x"};
+    for (size_t i = 0; i < sizeof badlines / sizeof badlines[0]; i++) {
+        static fs_fair_record rec;
+        const char *why = NULL;
+        assert_int_equal(fs_fair_record_parse(badlines[i], strlen(badlines[i]),
+                                              &rec, &why), FS_EINVAL);
+        assert_non_null(why);
+    }
+    /* escapes decode: \u00e9, a surrogate pair, \t */
+    static fs_fair_record rec;
+    const char *ok = "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"deal\","
+                     "\"nonce\":18446744073709551614,\"client_seed\":"
+                     "\"\\u00e9\\ud83d\\ude00\\t\",\"game\":\"bridge\","
+                     "\"players\":4,\"decks\":1,\"deal\":\"As\"}";
+    assert_int_equal(fs_fair_record_parse(ok, strlen(ok), &rec, NULL), FS_OK);
+    assert_string_equal(rec.client_seed, "\xc3\xa9\xf0\x9f\x98\x80\t");
+    assert_true(rec.nonce == 18446744073709551614ull);
 }
 
 /* The ASF shoe equals a plain re-implementation of the Delphi loop. */
@@ -472,6 +789,10 @@ int main(void)
         cmocka_unit_test(test_seeded_deals_reproducible),
         cmocka_unit_test(test_entropy_facts),
         cmocka_unit_test(test_fair_scheme),
+        cmocka_unit_test(test_fair_tamper_anywhere),
+        cmocka_unit_test(test_fair_key_inputs),
+        cmocka_unit_test(test_deal_parse_strict),
+        cmocka_unit_test(test_fair_log),
         cmocka_unit_test(test_asf_shoe_matches_delphi_loop),
         cmocka_unit_test(test_attack_window),
         cmocka_unit_test(test_attack_chacha_fails),

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <sodium.h>
@@ -173,14 +174,44 @@ static void pcg64(void **state)
     expect_u64("pcg64", "42", want, 6);
 }
 
+/* Reads rand() outputs back from a "rand" generator's packed stream. */
+typedef struct rand_reader {
+    fs_rng *r;
+    uint64_t acc;
+    unsigned nacc;
+} rand_reader;
+
+static uint32_t rand_output(rand_reader *rd)
+{
+    if (rd->nacc < 31) {
+        rd->acc |= (uint64_t)fs_rng_u32(rd->r) << rd->nacc;
+        rd->nacc += 32;
+    }
+    uint32_t v = (uint32_t)(rd->acc & 0x7fffffffu);
+    rd->acc >>= 31;
+    rd->nacc -= 31;
+    return v;
+}
+
+/* rand's stream (version 2): the 31-bit outputs' bits concatenated, least
+ * significant first -- read back here from the u32s. */
 static void glibc_rand(void **state)
 {
     (void)state;
     const uint32_t want[] = {1804289383u, 846930886u, 1681692777u,
                              1714636915u, 1957747793u};
-    expect_u32("rand", "1", want, 5);
-    /* srand(0) is srand(1) in glibc. */
-    expect_u32("rand", "0", want, 5);
+    const char *seeds[] = {"1", "0"}; /* srand(0) is srand(1) in glibc */
+    for (int s = 0; s < 2; s++) {
+        rand_reader rd = {seeded("rand", seeds[s]), 0, 0};
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(rand_output(&rd), want[i]);
+        fs_rng_free(rd.r);
+    }
+    fs_rng *r = seeded("rand", "1");
+    assert_int_equal(fs_rng_u64(r), 1804289383ULL | 846930886ULL << 31 |
+                                        (1681692777ULL & 3) << 62);
+    fs_rng_free(r);
+    assert_int_equal(fs_rng_find("rand")->native_bits, 31);
 }
 
 static void delphi(void **state)
@@ -264,6 +295,157 @@ static void stream_model(void **state)
     assert_null(fs_rng_find("nosuch"));
 }
 
+/* Each of the 64 bits of a word is set in [1878, 2218] of 4096 words
+ * (exact binomial band, two-sided tail 1e-7 per bit). */
+static int every_bit_used(const uint64_t *w, size_t n, uint64_t skip)
+{
+    for (int b = 0; b < 64; b++) {
+        if (skip >> b & 1)
+            continue;
+        size_t ones = 0;
+        for (size_t i = 0; i < n; i++)
+            ones += (w[i] >> b) & 1;
+        if (ones < 1878 || ones > 2218)
+            return 0;
+    }
+    return 1;
+}
+
+/* Issue 15: rand's words use all 64 bits, as every generator's do --
+ * except delphi's, whose real weakness shows: a power-of-two LCG's bit 0
+ * alternates, so bits 0 and 32 of its words are constant (Random(r) reads
+ * the high bits and never sees it; the perm tests below pass).  Negative
+ * control: rand's stream version 1 (each 31-bit output in a 32-bit word,
+ * bits 31 and 63 always 0) fails the same test. */
+static void words_use_all_64_bits(void **state)
+{
+    (void)state;
+    size_t n;
+    const fs_rng_info *list = fs_rng_list(&n);
+    uint64_t w[4096];
+    for (size_t g = 0; g < n; g++) {
+        fs_rng *r = seeded(list[g].name, "all 64 bits");
+        for (size_t i = 0; i < 4096; i++)
+            w[i] = fs_rng_u64(r);
+        fs_rng_free(r);
+        uint64_t skip = 0;
+        if (strcmp(list[g].name, "delphi") == 0) {
+            skip = 0x100000001ULL;
+            for (size_t i = 1; i < 4096; i++)
+                assert_int_equal(w[i] & skip, w[0] & skip);
+        }
+        if (!every_bit_used(w, 4096, skip))
+            fail_msg("%s: a bit of its words is not uniform", list[g].name);
+    }
+    rand_reader rd = {seeded("rand", "all 64 bits"), 0, 0};
+    for (size_t i = 0; i < 4096; i++) { /* version 1's packing */
+        uint64_t lo = rand_output(&rd);
+        w[i] = lo | (uint64_t)rand_output(&rd) << 32;
+    }
+    fs_rng_free(rd.r);
+    assert_false(every_bit_used(w, 4096, 0));
+}
+
+/* Issue 15: every fair algorithm is uniform over the 24 orders of 4 with
+ * every generator, legacy ones included.  240,000 shuffles each; bands as
+ * in test_shuffle_stats.c: every order in [9483, 10526] (exact binomial,
+ * tail 1e-7), chi2(23) < 76.9; sattolo: its 6 cycles in [39031, 40976],
+ * the other orders never.  Negative control: rand's stream version 1
+ * (replayed through the scripted generator) fails the same test. */
+#define T4 240000
+static int perm4_uniform(fs_algorithm alg, int cyclic, fs_rng *rng)
+{
+    uint64_t c[24] = {0};
+    for (int t = 0; t < T4; t++) {
+        uint64_t a[4] = {0, 1, 2, 3};
+        if (fs_shuffle_with(alg, a, 4, sizeof a[0], rng) != FS_OK)
+            return 0;
+        c[perm_rank(a, 4)]++;
+    }
+    int cycle[24] = {0}; /* ranks of the 6 single 4-cycles */
+    for (uint64_t x = 0; x < 256; x++) {
+        uint64_t p[4] = {x & 3, x >> 2 & 3, x >> 4 & 3, x >> 6 & 3};
+        int len = 1;
+        for (uint64_t v = p[0]; v != 0 && len <= 4; v = p[v])
+            len++;
+        if (len == 4 && (p[0] | p[1] | p[2] | p[3]) == 3 &&
+            p[0] + p[1] + p[2] + p[3] == 6 && p[0] != p[1] && p[2] != p[3] &&
+            p[0] != p[2] && p[0] != p[3] && p[1] != p[2] && p[1] != p[3])
+            cycle[perm_rank(p, 4)] = 1;
+    }
+    double x = 0, e = cyclic ? T4 / 6.0 : T4 / 24.0;
+    for (int i = 0; i < 24; i++) {
+        if (cyclic && !cycle[i]) {
+            if (c[i] != 0)
+                return 0;
+            continue;
+        }
+        if (cyclic ? c[i] < 39031 || c[i] > 40976
+                   : c[i] < 9483 || c[i] > 10526)
+            return 0;
+        x += (c[i] - e) * (c[i] - e) / e;
+    }
+    return x < (cyclic ? 40.9 : 76.9);
+}
+
+static void perm4_every_generator(void **state)
+{
+    (void)state;
+    size_t ng, na;
+    const fs_rng_info *g = fs_rng_list(&ng);
+    const fs_algorithm_info *a = fs_algorithm_list(&na);
+    unsigned tested = 0;
+    for (size_t i = 0; i < ng; i++) {
+        for (size_t k = 0; k <= na; k++) {
+            const fs_algorithm_info *al = k < na ? &a[k] : fs_algorithm_find("auto");
+            if (!al->fair)
+                continue;
+            fs_rng *r = seeded(g[i].name, "perm4 every generator");
+            if (!perm4_uniform(al->id, al->cyclic, r))
+                fail_msg("%s with %s is not uniform over the orders of 4",
+                         al->name, g[i].name);
+            fs_rng_free(r);
+            tested++;
+        }
+    }
+    assert_true(tested >= 8 * 8);
+    /* version 1's rand words: 3 draws per shuffle, a few rejections */
+    size_t words = (size_t)T4 * 3 + 65536;
+    uint64_t *v1 = malloc(words * 8);
+    assert_non_null(v1);
+    rand_reader rd = {seeded("rand", "perm4 every generator"), 0, 0};
+    for (size_t i = 0; i < words; i++) {
+        uint64_t lo = rand_output(&rd);
+        v1[i] = lo | (uint64_t)rand_output(&rd) << 32;
+    }
+    fs_rng_free(rd.r);
+    fs_rng *s = scripted_new();
+    scripted_set(s, v1, words * 8);
+    assert_false(perm4_uniform(FS_ALG_DURSTENFELD, 0, s));
+    scripted_free(s);
+    free(v1);
+}
+
+/* Issue 10: nothing derived from a failed generator's zeros is used: a
+ * reservoir stops placing items once its generator has run dry (before
+ * the fix, every later item replaced slot 0). */
+static void reservoir_stops_on_failure(void **state)
+{
+    (void)state;
+    fs_rng *s = scripted_new();
+    uint64_t w = word_for_below(1, 3); /* item 2 -> slot 1 */
+    scripted_set(s, &w, 8);
+    fs_reservoir r;
+    fs_reservoir_init(&r, 2, s);
+    assert_int_equal(fs_reservoir_offer(&r), 0);
+    assert_int_equal(fs_reservoir_offer(&r), 1);
+    assert_int_equal(fs_reservoir_offer(&r), 1);
+    for (int i = 0; i < 100; i++) /* the script is spent: FS_EEOF */
+        assert_int_equal(fs_reservoir_offer(&r), -1);
+    assert_int_equal(fs_rng_error(s), FS_EEOF);
+    scripted_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +463,9 @@ int main(void)
         cmocka_unit_test(delphi),
         cmocka_unit_test(integer_seed_rules),
         cmocka_unit_test(stream_model),
+        cmocka_unit_test(words_use_all_64_bits),
+        cmocka_unit_test(perm4_every_generator),
+        cmocka_unit_test(reservoir_stops_on_failure),
     };
     return cmocka_run_group_tests_name("rng_vectors", tests, NULL, NULL);
 }

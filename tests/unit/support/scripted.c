@@ -34,7 +34,7 @@ static void refill(fs_rng *rng)
 }
 
 static const fs_rng_info info = {"scripted", "test replay", 64, 0, 0, 0, 1};
-static const fs_rng_vtable vt = {&info, refill, NULL};
+static const fs_rng_vtable vt = {&info, refill, NULL, NULL, NULL};
 
 fs_rng *scripted_new(void)
 {
