@@ -23,6 +23,9 @@ static const char usage_text[] =
     "  -f, --format=F       text (default), tsv, json (one array) or jsonl\n"
     "                       (JSON Lines: one object per deal, streams)\n"
     "  -l, --lang=L         en (default) or zh: names in text output\n"
+    "      --hands=LIST     shoe mode: deal hands of these sizes one after\n"
+    "                       another from one shuffled shoe (5,5,13)\n"
+    "      --show-rest      shoe mode: also print the cards left, in order\n"
     "      --progress       progress on stderr even when not a terminal\n"
     "      --no-progress    no progress line (default: on a terminal)\n"
     "      --help           display this help and exit\n"
@@ -39,6 +42,8 @@ static const char usage_text[] =
     "  fairshuf deal --game=holdem --players=4 --lang=zh\n"
     "  fairshuf deal --game=doudizhu --count=1000000 --format=tsv --seed=x\n"
     "  fairshuf deal --game=poker5 --count=3 --format=jsonl\n"
+    "  fairshuf deal --game=poker5 --hands=5,5,13 --show-rest\n"
+    "  fairshuf deal --game=doudizhu --decks=2 --hands=17,17,17,3 --show-rest\n"
     "  fairshuf deal --game=holdem --rng=delphi --algorithm=asf-1999 "
     "--seed=45296789\n";
 
@@ -62,6 +67,8 @@ int cmd_deal(int argc, char **argv)
         {"algorithm", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
         {"lang", required_argument, NULL, 'l'},
+        {"hands", required_argument, NULL, 'H'},
+        {"show-rest", no_argument, NULL, 'S'},
         {"progress", no_argument, NULL, 'P'},
         {"no-progress", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
@@ -71,7 +78,8 @@ int cmd_deal(int argc, char **argv)
     const char *alg_name = "auto", *format = "text", *lang = "en";
     unsigned players = 0, decks = 0;
     uint64_t count = 1;
-    int c, progress = -1;
+    int c, progress = -1, show_rest = 0;
+    size_t sizes[64], nhands = 0;
     while ((c = getopt_long(argc, argv, "g:p:d:c:G:s:a:f:l:", opts, NULL)) !=
            -1) {
         switch (c) {
@@ -84,6 +92,8 @@ int cmd_deal(int argc, char **argv)
         case 'a': alg_name = optarg; break;
         case 'f': format = optarg; break;
         case 'l': lang = optarg; break;
+        case 'H': nhands = deal_parse_hands(optarg, sizes, 64); break;
+        case 'S': show_rest = 1; break;
         case 'P': progress = 1; break;
         case 'Q': progress = 0; break;
         case 'h': cli_help("deal", usage_text);
@@ -133,8 +143,13 @@ int cmd_deal(int argc, char **argv)
     if (f == DEAL_JSON)
         deal_json_begin(out);
     for (uint64_t k = 0; k < count; k++) {
-        cli_check(fs_dealer_deal(d, rng, deal), "deal");
-        deal_print(out, d, deal, f, l, k, count);
+        if (nhands) {
+            deal_shoe(out, g, decks, alg, rng, sizes, nhands, show_rest, f, l,
+                      k, count);
+        } else {
+            cli_check(fs_dealer_deal(d, rng, deal), "deal");
+            deal_print(out, d, deal, f, l, k, count);
+        }
         if ((k & 0x3ff) == 0)
             cli_progress_show(&bar, "deal", k, count, "deals");
     }

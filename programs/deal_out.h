@@ -31,6 +31,17 @@ void deal_print(out_buf *o, const fs_dealer *d, const fs_deal *deal,
 void deal_json_begin(out_buf *o);
 void deal_json_end(out_buf *o);
 
+/* deal_shoe.c: "5,5,13" into sizes (at most cap) or dies (usage). */
+size_t deal_parse_hands(const char *s, size_t *sizes, size_t cap);
+/* Shuffles one shoe of the game's deck (decks 0: the game's) and deals
+ * the hands one after another, each sorted; show_rest prints what is left
+ * in shoe order.  Formats as deal_print (JSON: {"game","decks","hands",
+ * "rest"}). */
+void deal_shoe(out_buf *o, const fs_game *g, unsigned decks, fs_algorithm alg,
+               fs_rng *rng, const size_t *sizes, size_t nhands, int show_rest,
+               enum deal_format f, fs_lang lang, uint64_t index,
+               uint64_t count);
+
 /* A JSON string literal (quotes and escapes) of s. */
 void deal_json_string(out_buf *o, const char *s);
 
