@@ -28,7 +28,16 @@ typedef struct vrun {
     int inconclusive;      /* no test could run (too few trials...) */
     unsigned side;         /* heat map side (0: none) */
     double *dev, *z;       /* heat map data, side * side */
+    uint64_t *orders;      /* how often each order came up (by rank), or
+                              NULL when there are more than VERIFY_ORDERS */
+    uint64_t norders;
 } vrun;
+
+#define VERIFY_ORDERS 720
+
+/* verify.c: counts one permutation in r's tally (and its order, when
+ * counted); the status of fs_tally_add (FS_EINVAL: not a permutation). */
+int verify_add(vrun *r, const uint32_t *perm);
 
 typedef struct vreport {
     vrun *runs;
@@ -54,6 +63,9 @@ void verify_print_text(const vreport *rep, FILE *f, int color);
  * biased one, the heat map of a single run; fits 100 columns. */
 void verify_print_summary(const vreport *rep, FILE *f, int color);
 void verify_print_json(const vreport *rep, FILE *f);
+/* Post 002's picture: a bar per order (n! of them, (n-1)! for a cyclic
+ * run) with the band where 99.7% of a fair shuffle's counts fall. */
+void verify_print_orders(const vrun *r, FILE *f);
 void verify_print_entropy(FILE *f, const fs_rng_info *info, unsigned n);
 /* The position heat map: coloured cells (24-bit) when color, else
  * shading characters and signs. */

@@ -295,7 +295,9 @@ void verify_print_summary(const vreport *rep, FILE *f, int color)
                 print_where(rep, rep->runs[i].label, f);
         }
     }
-    /* one source: its picture, when it fits 100 columns */
+    /* one source: its pictures, when they fit one screen */
+    if (!rep->all_mode && rep->runs[0].norders <= 24)
+        verify_print_orders(&rep->runs[0], f);
     if (!rep->all_mode && rep->runs[0].side && !rep->runs[0].inconclusive) {
         if (rep->runs[0].side * 2 + 5 <= 100)
             verify_print_heatmap(&rep->runs[0], f, color);
@@ -370,6 +372,8 @@ void verify_print_text(const vreport *rep, FILE *f, int color)
             }
         }
     }
+    if (rep->count == 1)
+        verify_print_orders(&rep->runs[0], f);
     /* Terminal heat maps: a single run, or the flagged runs of many. */
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
@@ -445,6 +449,56 @@ void verify_print_heatmap(const vrun *r, FILE *f, int color)
             "+%.0f%%)\n",
             lo[0], lo[1], lo[2], base, 100 * scale, mid[0], mid[1], mid[2],
             hi[0], hi[1], hi[2], 100 * scale);
+}
+
+void verify_print_orders(const vrun *r, FILE *f)
+{
+    if (r->orders == NULL)
+        return;
+    uint64_t k = r->norders, total = 0, max = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        total += r->orders[i];
+        if (r->orders[i] > max)
+            max = r->orders[i];
+    }
+    if (total == 0)
+        return;
+    /* a fair shuffle: each count ~ Binomial(T, 1/k); 3 sd either side */
+    double e = (double)total / (double)k;
+    double sd = sqrt(e * (1 - 1.0 / (double)k));
+    double lo = fmax(0, e - 3 * sd), hi = e + 3 * sd;
+    double top = fmax((double)max, hi);
+    const int W = 50;
+    int blo = (int)lround(lo / top * W), bhi = (int)lround(hi / top * W);
+    fprintf(f, "\n%s n=%u: how often each of the %llu %sorders came up "
+               "(%llu trials)\n",
+            r->label, r->n, (unsigned long long)k,
+            r->cyclic ? "single-cycle " : "", (unsigned long long)total);
+    unsigned outside = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        uint32_t p[8];
+        char name[32];
+        size_t len = 0;
+        int rc = r->cyclic ? fs_cycle_unrank(i, r->n, p)
+                           : fs_lehmer_unrank(i, r->n, p);
+        for (unsigned j = 0; rc == FS_OK && j < r->n && len + 3 < sizeof name;
+             j++)
+            len += (size_t)snprintf(name + len, sizeof name - len, "%s%u",
+                                    j ? " " : "", p[j]);
+        int b = (int)lround((double)r->orders[i] / top * W);
+        int out = (double)r->orders[i] < lo || (double)r->orders[i] > hi;
+        outside += out;
+        fprintf(f, "%*s ", (int)(2 * r->n - 1), name);
+        for (int c = 0; c < W; c++)
+            fputs(c < b ? "\u2588" : c >= blo && c < bhi ? "\u2591" : " ", f);
+        fprintf(f, " %llu%s\n", (unsigned long long)r->orders[i],
+                out ? (r->orders[i] > hi ? " +" : " -") : "");
+    }
+    fprintf(f, "legend: \u2591 where a fair shuffle's count stays (%.0f to "
+               "%.0f: 1/%llu of the trials, 3 sd)\n        %u of %llu orders "
+               "outside%s\n",
+            lo, hi, (unsigned long long)k, outside, (unsigned long long)k,
+            outside ? " (+ more often, - less)" : "");
 }
 
 /* JSON numbers: finite or null. */

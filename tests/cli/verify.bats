@@ -260,3 +260,19 @@ EOF
     run "$FS" verify --version
     [ "$status" -eq 0 ]
 }
+
+@test "verify: post 002's picture, a bar per order with the fair band" {
+    run "$FS" verify --algorithm=asf-1999 --n=4 --trials=24000 --color=never
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"how often each of the 24 orders came up (24000 trials)"* ]]
+    [ "$(grep -cE '^[0-3] [0-3] [0-3] [0-3] ' <<< "$output")" -eq 24 ]
+    [[ "$output" == *"24 of 24 orders outside"* ]]
+    # a fair shuffle: (almost) every bar ends inside the band
+    run "$FS" verify --algorithm=durstenfeld --n=4 --trials=24000 --color=never
+    [ "$status" -eq 0 ]
+    [[ "$output" == *" 0 of 24 orders outside"* ]]
+    # --input counts the orders too
+    "$FS" perm 3 --count=600 --seed=o > "$TMP/p3.txt"
+    run "$FS" verify --input="$TMP/p3.txt" --color=never
+    [[ "$output" == *"each of the 6 orders came up (600 trials)"* ]]
+}
