@@ -44,6 +44,9 @@ static const char usage_text[] =
     "  -f, --format=FMT      text (default) or json\n"
     "      --color=WHEN      heat map in colour: auto (stdout is a terminal),\n"
     "                        always, never\n"
+    "      --swaps=LIST      sweep: shuffle by LIST[i] random swaps (posts\n"
+    "                        000/001), n=54 and 10000 trials unless given;\n"
+    "                        per count: p-values and the home-cell excess\n"
     "  -v, --verbose         every test's statistic and p-value, the worst\n"
     "                        cells, every heat map (default: one verdict per\n"
     "                        algorithm, one line on where each bias is)\n"
@@ -61,6 +64,7 @@ static const char usage_text[] =
     "  fairshuf verify --algorithm=durstenfeld --n=6 --trials=10000000 "
     "--test=perm\n"
     "  fairshuf verify --n=52 --rng=mt19937 --algorithm=durstenfeld\n"
+    "  fairshuf verify --swaps=10,30,100,300\n"
     "  fairshuf perm 4 --count=10000 | fairshuf verify --input=-\n"
     "  for i in $(seq 1000); do shuf -e 0 1 2 3; done | fairshuf verify -I -\n"
     "See fairshuf-verify(1) and docs/verify.md.\n";
@@ -74,7 +78,7 @@ static const char usage_text[] =
 
 /* What the command line asked for. */
 typedef struct vconfig {
-    const char *alg_name, *rng_name, *seed, *input, *svg, *report;
+    const char *alg_name, *rng_name, *seed, *input, *svg, *report, *swaps;
     uint64_t n, trials;
     int have_n, have_trials, json, color, verbose, progress;
     unsigned tests, explicit_tests;
@@ -128,7 +132,12 @@ static void run_source(vrun *r, const source *src, const char *rng_name,
     char what[128];
     snprintf(what, sizeof what, "verify %s n=%u", r->label, r->n);
     for (uint64_t k = 0; k < r->trials; k++) {
-        if (src->demo) {
+        if (r->sweep) {
+            for (unsigned i = 0; i < r->n; i++)
+                a[i] = i;
+            cli_check(fs_shuffle_swaps(a, r->n, sizeof *a, r->swaps, rng),
+                      "shuffle");
+        } else if (src->demo) {
             cli_check(fs_demo_permutation(src->demo, a, r->n, rng),
                       "shuffle");
         } else {
@@ -211,6 +220,8 @@ static void evaluate(vreport *rep, unsigned explicit_tests)
  * test at all, else 0. */
 static int decide(const vreport *rep)
 {
+    if (rep->sweep_mode) /* a measurement: no expectation to meet */
+        return CLI_OK;
     if (!rep->all_mode) {
         const vrun *r = &rep->runs[0];
         return r->biased ? CLI_BIASED
@@ -263,7 +274,8 @@ static unsigned parse_tests(const char *list)
 
 static void parse(vconfig *cf, int argc, char **argv)
 {
-    enum { O_SVG = 256, O_REPORT, O_COLOR, O_PROGRESS, O_NOPROGRESS, O_TEST };
+    enum { O_SVG = 256, O_REPORT, O_COLOR, O_PROGRESS, O_NOPROGRESS, O_TEST,
+           O_SWAPS };
     static const struct option opts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"rng", required_argument, NULL, 'G'},
@@ -279,6 +291,7 @@ static void parse(vconfig *cf, int argc, char **argv)
         {"color", required_argument, NULL, O_COLOR},
         {"colour", required_argument, NULL, O_COLOR},
         {"verbose", no_argument, NULL, 'v'},
+        {"swaps", required_argument, NULL, O_SWAPS},
         {"progress", no_argument, NULL, O_PROGRESS},
         {"no-progress", no_argument, NULL, O_NOPROGRESS},
         {"help", no_argument, NULL, 'h'},
@@ -337,6 +350,7 @@ static void parse(vconfig *cf, int argc, char **argv)
                         optarg);
             break;
         case 'v': cf->verbose = 1; break;
+        case O_SWAPS: cf->swaps = optarg; break;
         case O_PROGRESS: cf->progress = 1; break;
         case O_NOPROGRESS: cf->progress = 0; break;
         case 'h': cli_help("verify", usage_text);
@@ -356,6 +370,13 @@ static void parse(vconfig *cf, int argc, char **argv)
         cli_die(CLI_USAGE, "%s", cli_seed_problem(cf->seed));
     if (cf->input && cf->alg_name)
         cli_die(CLI_USAGE, "--input and --algorithm are exclusive");
+    if (cf->swaps && (cf->input || cf->alg_name))
+        cli_die(CLI_USAGE, "--swaps runs its own shuffle: --input and "
+                           "--algorithm do not apply");
+    if (cf->swaps && !cf->have_n)
+        cf->n = 54; /* post 001's deck */
+    if (cf->swaps && !cf->have_trials)
+        cf->trials = 10000;
     if (cf->input && (cf->have_trials || cf->rng_name))
         cli_die(CLI_USAGE,
                 "--input takes the trial count from the file; "
@@ -372,7 +393,7 @@ static void parse(vconfig *cf, int argc, char **argv)
         cli_die(CLI_USAGE,
                 "unknown generator: '%s' (--rng=list shows the names)",
                 cf->rng_name);
-    cf->all = !cf->input &&
+    cf->all = !cf->input && !cf->swaps &&
               (cf->alg_name == NULL || strcmp(cf->alg_name, "all") == 0);
 }
 
@@ -465,6 +486,30 @@ static void plan_one(vreport *rep, const vconfig *cf)
     }
 }
 
+/* One run per swap count of --swaps=LIST, position and fixed points. */
+static void plan_sweep(vreport *rep, const vconfig *cf)
+{
+    char *copy = strdup(cf->swaps), *save = NULL;
+    if (copy == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (char *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        uint64_t k = cli_u64_or_die("swap count", tok);
+        char label[64];
+        snprintf(label, sizeof label, "swaps=%llu", (unsigned long long)k);
+        vrun *r = add_run(rep);
+        plan_run(r, label, EXPECT_UNKNOWN, 0, (unsigned)cf->n, cf->trials,
+                 cf->explicit_tests ? cf->tests
+                                    : FS_TEST_POSITION | FS_TEST_FIXED,
+                 cf->seed, 1);
+        r->sweep = 1;
+        r->swaps = k;
+    }
+    free(copy);
+    if (rep->count == 0)
+        cli_die(CLI_USAGE, "invalid swap counts: '%s'", cf->swaps);
+}
+
 static void plan(vreport *rep, const vconfig *cf)
 {
     memset(rep, 0, sizeof *rep);
@@ -478,6 +523,9 @@ static void plan(vreport *rep, const vconfig *cf)
         r->is_input = 1;
         r->tests = cf->tests;
         verify_read_input(r, cf->input, cf->have_n ? (unsigned)cf->n : 0);
+    } else if (cf->swaps) {
+        rep->sweep_mode = 1;
+        plan_sweep(rep, cf);
     } else if (cf->all) {
         plan_all(rep, cf);
     } else {
@@ -500,7 +548,9 @@ static void report(const vreport *rep, const vconfig *cf)
     if (!cf->input)
         verify_print_entropy(stdout, cf->rinfo,
                              cf->all ? (unsigned)cf->n : rep->runs[0].n);
-    if (cf->verbose)
+    if (rep->sweep_mode)
+        verify_print_sweep(rep, stdout);
+    else if (cf->verbose)
         verify_print_text(rep, stdout, cf->color);
     else
         verify_print_summary(rep, stdout, cf->color);
@@ -518,6 +568,11 @@ int cmd_verify(int argc, char **argv)
         vrun *r = &rep.runs[i];
         if (r->is_input)
             continue;
+        if (r->sweep) {
+            source none = {0, FS_ALG_AUTO};
+            run_source(r, &none, cf.rinfo->name, &bar);
+            continue;
+        }
         source src = {fs_demo_find(r->label), FS_ALG_AUTO};
         if (!src.demo)
             src.alg = fs_algorithm_find(r->label)->id;

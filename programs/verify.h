@@ -31,6 +31,8 @@ typedef struct vrun {
     uint64_t *orders;      /* how often each order came up (by rank), or
                               NULL when there are more than VERIFY_ORDERS */
     uint64_t norders;
+    int sweep;             /* a --swaps run: fs_shuffle_swaps(swaps) */
+    uint64_t swaps;
 } vrun;
 
 #define VERIFY_ORDERS 720
@@ -47,6 +49,7 @@ typedef struct vreport {
     const char *rng;        /* generator name (NULL for input) */
     const char *seed;       /* the base seed */
     int all_mode;           /* default run over every algorithm */
+    int sweep_mode;         /* --swaps=LIST: one run per swap count */
     int ok;                 /* exit condition met (status 0) */
     int status;             /* the exit status: 0, 3 biased, 4 inconclusive */
 } vreport;
@@ -63,6 +66,9 @@ void verify_print_text(const vreport *rep, FILE *f, int color);
  * biased one, the heat map of a single run; fits 100 columns. */
 void verify_print_summary(const vreport *rep, FILE *f, int color);
 void verify_print_json(const vreport *rep, FILE *f);
+/* The --swaps sweep: per swap count the tests' p-values, and how much more
+ * often than 1/n an element stays home, observed and exact. */
+void verify_print_sweep(const vreport *rep, FILE *f);
 /* Post 002's picture: a bar per order (n! of them, (n-1)! for a cyclic
  * run) with the band where 99.7% of a fair shuffle's counts fall. */
 void verify_print_orders(const vrun *r, FILE *f);

@@ -276,3 +276,16 @@ EOF
     run "$FS" verify --input="$TMP/p3.txt" --color=never
     [[ "$output" == *"each of the 6 orders came up (600 trials)"* ]]
 }
+
+@test "verify --swaps: the sweep sees post 001's 27 swaps, loses power as N grows" {
+    run "$FS" verify --swaps=27,100,1000 --seed=sweep
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"stays home with"* ]]
+    [ "$(awk '$1 == 27 { print $NF }' <<< "$output")" = BIASED ]
+    [ "$(awk '$1 == 100 { print $NF }' <<< "$output")" = BIASED ]
+    [ "$(awk '$1 == 1000 { print $NF }' <<< "$output")" = fair ]
+    run "$FS" verify --swaps=27 --algorithm=durstenfeld
+    [ "$status" -eq 2 ]
+    run "$FS" verify --swaps=x
+    [ "$status" -eq 2 ]
+}
