@@ -244,7 +244,7 @@ void verify_print_summary(const vreport *rep, FILE *f, int color)
         if (k == ns && ns < 4)
             sizes[ns++] = rep->runs[i].n;
     }
-    fprintf(f, "\n%-18s %-7s", "algorithm", "expect");
+    fprintf(f, "%-18s %-7s", "algorithm", "expect");
     for (size_t k = 0; k < ns; k++) {
         char h[32];
         snprintf(h, sizeof h, "n=%u", sizes[k]);
