@@ -39,9 +39,15 @@ EOF
     python3 - "$TMP/r.html" "$TMP/v.json" "$TMP/all.svg" <<'EOF'
 import json, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
+allsvg = root.findall(".//{http://www.w3.org/2000/svg}svg")
+svgs = [s for s in allsvg if s.get("class") != "orders"]
+orders = [s for s in allsvg if s.get("class") == "orders"]
 runs = json.load(open(sys.argv[2]))["runs"]
 assert len(svgs) == len(runs), (len(svgs), len(runs))
+# post 002's picture: one bar chart per run with n! <= 720 orders (n=5)
+assert len(orders) == sum(1 for r in runs if r["n"] <= 6), len(orders)
+for o in orders:
+    assert len(o.findall(".//{http://www.w3.org/2000/svg}rect")) - 1 in (120, 24)  # 5!, sattolo (5-1)!
 for s in svgs:
     assert len(s.findall(".//{http://www.w3.org/2000/svg}rect")) > 4
 assert root.find(".//{http://www.w3.org/1999/xhtml}table") is not None
