@@ -23,15 +23,9 @@ int fs__naive_swap(unsigned char *base, size_t n, size_t size, fs_rng *rng)
 int fs_shuffle_swaps(void *base, size_t n, size_t size, uint64_t swaps,
                      fs_rng *rng)
 {
-    if ((base == NULL && n > 0) || size == 0)
-        return FS_EINVAL;
-    if (n > SIZE_MAX / size)
-        return FS_ERANGE;
-    rng = fs__rng(rng);
-    if (rng == NULL)
-        return FS_ERANDOM;
-    if (rng->error != FS_OK || n < 2)
-        return rng->error;
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
+    if (rc != FS_OK || n < 2)
+        return rc;
     unsigned char *b = base;
     for (uint64_t c = 0; c < swaps; c++) {
         size_t i = (size_t)fs__below(rng, n), j = (size_t)fs__below(rng, n);
