@@ -184,12 +184,12 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     [ "${#lines[@]}" -eq 4 ]
     [[ ${lines[3]} == "  Rest (29, top first):"* ]]
     # TSV: the hands then the rest: every card of the deck exactly once
-    "$F" deal --game=poker5 --hands=5,5,13 --show-rest --seed=s --format=tsv > s.tsv
-    [ "$(tr '\t' ' ' < s.tsv | tr ' ' '\n' | sort -u | wc -l)" -eq 52 ]
+    "$F" deal --game=poker5 --hands=5,5,13 --show-rest --seed=s --format=tsv > "$BATS_TEST_TMPDIR/s.tsv"
+    [ "$(tr '\t' ' ' < "$BATS_TEST_TMPDIR/s.tsv" | tr ' ' '\n' | sort -u | wc -l)" -eq 52 ]
     # Dou Dizhu with two decks: the 54 cards not dealt are shown
-    "$F" deal --game=doudizhu --decks=2 --hands=17,17,17,3 --show-rest --seed=s --format=tsv > d.tsv
-    [ "$(cut -f5 d.tsv | wc -w)" -eq 54 ]
-    [ "$(tr '\t' ' ' < d.tsv | wc -w)" -eq 108 ]
+    "$F" deal --game=doudizhu --decks=2 --hands=17,17,17,3 --show-rest --seed=s --format=tsv > "$BATS_TEST_TMPDIR/d.tsv"
+    [ "$(cut -f5 "$BATS_TEST_TMPDIR/d.tsv" | wc -w)" -eq 54 ]
+    [ "$(tr '\t' ' ' < "$BATS_TEST_TMPDIR/d.tsv" | wc -w)" -eq 108 ]
     # JSON Lines: one object per deal with "rest"
     "$F" deal --hands=5,5 --show-rest --format=jsonl --seed=b --count=3 |
         python3 -c 'import sys, json; r = [len(json.loads(l)["rest"]) for l in sys.stdin]; assert r == [44] * 3, r'
