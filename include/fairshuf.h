@@ -300,10 +300,11 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
 /* fs_shuffle() with up to `threads` threads (0 = one per online CPU):
  * the same choice by size and the same output for the same seed -- the
  * output never depends on `threads`.  Threads are used on the bucket
- * path (n * size >= 16 MiB): label drawing and the per-bucket shuffles
+ * path (n * size >= 16 MiB): label counting and the per-bucket shuffles
  * are divided among them (the in-place distribution between them runs in
  * one thread).  Errors as fs_shuffle(); the bucket path works in place
- * but needs 2 bytes per element for labels (FS_ENOMEM, array untouched).
+ * with under 1 MiB of extra memory at any n (FS_ENOMEM if even that is
+ * refused; the array is then untouched).
  * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);

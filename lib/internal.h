@@ -10,7 +10,9 @@
 #define FS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* A generator is a byte stream served from a buffer; the buffer is refilled
- * by the generator's own function.  For an OS-keyed chacha20 the stream
+ * by the generator's own function.  Every reader zeroes the bytes it takes
+ * (as OpenBSD's arc4random does): a state read later holds only output
+ * not yet handed out, never what was (fast key erasure, docs/entropy.md).  For an OS-keyed chacha20 the stream
  * (and the key) live in a MADV_WIPEONFORK page, so a child sees pos == end
  * == 0 and re-keys on its first draw. */
 #define FS_RNG_BUF 1024
@@ -58,6 +60,7 @@ static inline uint64_t fs__u64(fs_rng *rng)
     if (FS_LIKELY(s->end - s->pos >= 8)) {
         uint64_t v;
         memcpy(&v, s->buf + s->pos, 8);
+        memset(s->buf + s->pos, 0, 8); /* erased as handed out */
         s->pos += 8;
         return v; /* little-endian hosts only (checked in rng.c) */
     }
@@ -70,6 +73,7 @@ static inline uint32_t fs__u32(fs_rng *rng)
     if (FS_LIKELY(s->end - s->pos >= 4)) {
         uint32_t v;
         memcpy(&v, s->buf + s->pos, 4);
+        memset(s->buf + s->pos, 0, 4);
         s->pos += 4;
         return v;
     }

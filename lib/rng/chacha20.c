@@ -7,7 +7,8 @@
  *   wraps and the nonce's first 32-bit little-endian word counts up.
  * OS-keyed: the key comes from getrandom; each refill draws 1024 bytes of
  *   output plus 32 bytes that replace the key (fast key erasure: a state
- *   read later does not reveal earlier output), and every 1 MiB fresh OS
+ *   read later does not reveal earlier output -- with the readers zeroing
+ *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
  *   entropy is mixed into the key.  Key and buffer live in a
  *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
  *   from the OS on its first draw; where the kernel lacks WIPEONFORK the

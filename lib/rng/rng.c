@@ -116,6 +116,7 @@ uint64_t fs__rng_take_slow(fs_rng *rng, unsigned n)
         if (c > n - got)
             c = n - got;
         memcpy(b + got, s->buf + s->pos, c);
+        memset(s->buf + s->pos, 0, c); /* erased as handed out */
         s->pos += c;
         got += (unsigned)c;
     }
@@ -158,6 +159,7 @@ void fs_rng_bytes(fs_rng *rng, void *buf, size_t n)
         if (c > n)
             c = n;
         memcpy(p, s->buf + s->pos, c);
+        memset(s->buf + s->pos, 0, c); /* erased as handed out */
         s->pos += c;
         p += c;
         n -= c;

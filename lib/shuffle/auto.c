@@ -1,10 +1,10 @@
 /* auto.c -- FS_ALG_AUTO: the library's choice by size.  In cache:
  * Durstenfeld with batched bounded draws (batched.c).  From
- * FS_BUCKET_MIN_BYTES of data on: the bucket shuffle (lib/big/bucket.c),
+ * FS_BUCKET_MIN_BYTES of data on: the bucket shuffle (bucket.c),
  * which never waits on a cache miss per element.  The rule looks at n and
  * size only -- never at the machine -- so a seed gives the same output
  * everywhere (docs/performance.md, "Stream of auto"). */
-#include "../big/bucket.h"
+#include "bucket.h"
 #include "batch.h"
 #include "shuffle.h"
 

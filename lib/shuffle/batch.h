@@ -42,16 +42,20 @@ static inline unsigned fs__batch_k(uint64_t m)
  * loops: the compiler cannot keep rng->s->pos in a register across the
  * element stores of a shuffle (they might alias it), so the loops read
  * words through this copy and write the position back before any refill.
- * The words taken are exactly those fs__u64() would return, in order. */
+ * The words taken are exactly those fs__u64() would return, in order.
+ * Closing zeroes the words taken since opening (fast key erasure, as every
+ * reader does; internal.h): one memset per buffer, not a store per word. */
 typedef struct fs__wsrc {
     const unsigned char *p, *e;
     fs_rng *rng;
+    size_t from; /* buffer offset at opening */
 } fs__wsrc;
 
 static inline void fs__wsrc_open(fs__wsrc *w, fs_rng *rng)
 {
     fs_stream *s = rng->s;
     w->rng = rng;
+    w->from = s->pos;
     w->p = s->buf + s->pos;
     w->e = w->p + ((s->end - s->pos) & ~(size_t)7);
 }
@@ -60,6 +64,7 @@ static inline void fs__wsrc_close(fs__wsrc *w)
 {
     fs_stream *s = w->rng->s;
     s->pos = (size_t)(w->p - s->buf);
+    memset(s->buf + w->from, 0, s->pos - w->from);
 }
 
 static inline uint64_t fs__wsrc_u64(fs__wsrc *w)

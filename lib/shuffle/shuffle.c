@@ -123,6 +123,18 @@ int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng)
     return fs_shuffle_with(FS_ALG_AUTO, base, n, size, rng);
 }
 
+/* FS_ALG_AUTO with threads: the same output as fs_shuffle() for every
+ * thread count (auto.c, bucket.c). */
+int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
+                       fs_rng *rng)
+{
+    int rc = prepare(base, n, size, &rng);
+    if (rc != FS_OK || n < 2)
+        return rc;
+    rc = fs__auto_threads(base, n, size, threads, rng);
+    return rc != FS_OK ? rc : rng->error;
+}
+
 int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng)
 {
     return fs_shuffle_with(FS_ALG_SATTOLO, base, n, size, rng);

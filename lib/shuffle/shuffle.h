@@ -27,8 +27,14 @@ int fs__mod_bias(unsigned char *, size_t, size_t, fs_rng *);
 int fs__asf_1999(unsigned char *, size_t, size_t, fs_rng *);
 int fs__random_comparator(unsigned char *, size_t, size_t, fs_rng *);
 
-/* The library's choice for n (FS_ALG_AUTO); see docs/stream.md. */
+/* The library's choice for n (FS_ALG_AUTO); see docs/stream.md.  With up
+ * to `threads` threads (0: one per online CPU; the output is the same for
+ * every count): batched Durstenfeld in cache, the bucket shuffle
+ * (bucket.c) beyond.  Calls run one way: shuffle.c -> auto.c -> bucket.c,
+ * batched.c. */
 int fs__auto(unsigned char *, size_t, size_t, fs_rng *);
+int fs__auto_threads(unsigned char *base, size_t n, size_t size,
+                     unsigned threads, fs_rng *rng);
 
 /* Inside-out from src into dst (no overlap), n >= 1. */
 void fs__inside_out_copy(unsigned char *dst, const unsigned char *src,

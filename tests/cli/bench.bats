@@ -8,8 +8,14 @@
     echo "$output" | python3 -c '
 import json, sys
 rows = json.load(sys.stdin)
-keys = {"impl", "rng", "n", "threads", "ns_per_element", "min", "max", "peak_rss_mib"}
-assert rows and all(set(r) == keys for r in rows), rows
+keys = {"impl", "rng", "n", "threads", "ns_per_element", "min", "max", "peak_rss_mib",
+        "peak_over_array", "ratios"}
+assert rows and all(keys <= set(r) <= keys | {"first_over_later"} for r in rows), rows
+# ratios are per-run ratios to each baseline measured: memcpy always
+for r in rows:
+    assert "memcpy" in r["ratios"], r
+    for st in r["ratios"].values():
+        assert st["min"] <= st["median"] <= st["max"], r
 impls = {r["impl"] for r in rows}
 assert {"fairshuf", "durstenfeld-plain", "memcpy"} <= impls, impls
 assert {r["n"] for r in rows} == {54, 1000}
@@ -26,11 +32,52 @@ assert all(r["min"] <= r["ns_per_element"] <= r["max"] for r in rows)
     [[ "$output" == *"fairshuf "*"xoshiro256ss"* ]]
 }
 
-@test "bench --algorithm=all skips quadratic ones at large n" {
+@test "bench --algorithm=all skips quadratic ones at large n, and says so" {
     run bash -c "'$FS_BIN' bench --sizes=30000 --runs=1 --min-time=1 --rng=xoshiro256ss --algorithm=all --format=json 2>/dev/null"
     [ "$status" -eq 0 ]
     [[ "$output" == *'"impl": "sattolo"'* ]]
     [[ "$output" != *'"impl": "fisher-yates"'* ]]
+    run bash -c "'$FS_BIN' bench --sizes=30000 --runs=1 --min-time=1 --rng=xoshiro256ss --algorithm=fisher-yates --format=json 2>&1 >/dev/null"
+    [[ "$output" == *"note: fisher-yates (xoshiro256ss) not run at n = 30000: O(n^2)"* ]]
+    run "$FS_BIN" bench --sizes=30000 --runs=1 --min-time=1 --rng=xoshiro256ss --algorithm=fisher-yates
+    [[ "$output" == *"note: fisher-yates (xoshiro256ss) not run at n = 30000"* ]]
+}
+
+@test "bench names every baseline it cannot run, in the output" {
+    empty="$BATS_TEST_TMPDIR/nobench"
+    mkdir -p "$empty"
+    run env FAIRSHUF_BENCH_DIR="$empty" "$FS_BIN" bench --sizes=100 --runs=1 --min-time=1 --rng=xoshiro256ss
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"note: std::shuffle skipped: $empty/baseline_std not built ('make bench'"* ]]
+    [[ "$output" == *"note: gsl_ran_shuffle skipped: $empty/baseline_gsl not built"* ]]
+    [[ "$output" == *"note: rip_shuffle skipped: $empty/ripbench not found"* ]]
+    run env FAIRSHUF_BENCH_DIR="$empty" "$FS_BIN" bench --sizes=100 --runs=1 --min-time=1 --baseline=rip=/nonexistent/ripbench --format=json
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"note: rip_shuffle skipped: /nonexistent/ripbench not found"* ]]
+}
+
+@test "bench --baseline=rip=PATH runs an external program interleaved, with per-run ratios" {
+    # a stand-in for ripbench: same protocol (N MIN_MS REPS -> "median min max v...")
+    fake="$BATS_TEST_TMPDIR/fakerip"
+    printf '#!/bin/sh\necho "2.5000 2.5000 2.5000 2.5000"\n' > "$fake"
+    chmod +x "$fake"
+    run bash -c "'$FS_BIN' bench --sizes=1000 --runs=3 --min-time=1 --rng=xoshiro256ss --baseline=rip=$fake --format=json 2>/dev/null"
+    [ "$status" -eq 0 ]
+    echo "$output" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+rip = [r for r in rows if r["impl"] == "rip_shuffle"]
+assert len(rip) == 1 and rip[0]["ns_per_element"] == 2.5, rip
+for r in rows:
+    q = r["ratios"]["rip"]
+    # the same divisor every run: the median ratio is the median / 2.5
+    assert abs(q["median"] - r["ns_per_element"] / 2.5) <= 1e-3 + 1e-3 * q["median"], r
+'
+    run "$FS_BIN" bench --sizes=1000 --runs=1 --min-time=1 --rng=xoshiro256ss --baseline=rip=$fake
+    [[ "$output" == *"x rip"* ]]
+    run "$FS_BIN" bench --baseline=foo=/bin/true
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"invalid baseline"* ]]
 }
 
 @test "bench --svg writes a well-formed SVG" {
@@ -54,6 +101,13 @@ assert all(r["min"] <= r["ns_per_element"] <= r["max"] for r in rows)
     [ "$status" -eq 2 ]
     [[ "$output" == *"unknown generator"* ]]
     run "$FS_BIN" bench --threads=0
+    [ "$status" -eq 2 ]
+    run "$FS_BIN" bench -j 0
+    [ "$status" -eq 2 ]
+    # no short letter that means something else in GNU shuf
+    run "$FS_BIN" bench -n 5
+    [ "$status" -eq 2 ]
+    run "$FS_BIN" bench -r x
     [ "$status" -eq 2 ]
     run "$FS_BIN" bench --help
     [ "$status" -eq 0 ]

@@ -332,6 +332,15 @@ def child(crypto, key, q):
     return Stream(words_le(xoshiro_state(st), 8))
 
 
+def label_stream(crypto, key, c):
+    """§4 step 4: chunk c's labels. chacha20: child c; otherwise SplitMix64
+    started at K1 xor (c * golden) (version 2)."""
+    if crypto:
+        return child(True, key, c)
+    k1 = int.from_bytes(key[8:16], "little")
+    return Stream(words_le(splitmix(k1 ^ ((c * 0x9E3779B97F4A7C15) & M)), 8))
+
+
 def bucket(a, g, size, crypto):
     n = len(a)
     key = g.take(32)
@@ -341,7 +350,7 @@ def bucket(a, g, size, crypto):
     B, C = 1 << L, (n + (1 << 20) - 1) >> 20
     lab = []
     for c in range(C):
-        ch, m = child(crypto, key, c), min(n, (c + 1) << 20) - (c << 20)
+        ch, m = label_stream(crypto, key, c), min(n, (c + 1) << 20) - (c << 20)
         while m > 0:
             w = ch.u64()
             for _ in range(min(64 // L, m)):

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_cdf.h>
 
-#include "big/bucket.h"
+#include "shuffle/bucket.h"
 #include "fairshuf.h"
 #include "support/scripted.h"
 

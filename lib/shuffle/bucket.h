@@ -1,5 +1,6 @@
-/* bucket.h -- the scatter ("bucket") shuffle for arrays beyond cache, and
- * the size rule FS_ALG_AUTO uses to pick it.  All parameters are fixed
+/* bucket.h -- the in-place bucket shuffle for arrays beyond cache, and
+ * the size rule FS_ALG_AUTO uses to pick it (callers: auto.c, and
+ * shuffle.c's table as the named FS_ALG_BUCKET).  All parameters are fixed
  * constants of the stream (docs/performance.md, "Stream of auto"); they
  * never depend on the machine, so seeded output is the same everywhere. */
 #ifndef FS_BUCKET_H
@@ -13,12 +14,12 @@
  * (reached below the cap; at the cap buckets grow and live in L3). */
 #define FS_BUCKET_BYTES ((size_t)256 << 10)
 /* At most 2^FS_BUCKET_MAX_LOG2 buckets (write heads of the in-place
- * distribution).  Each head keeps a page of elements and a page of labels
- * in use; with 2^11 heads the distribution ran 3x slower than with 2^9
- * here (likely the TLB: 4096 live pages), 2^10 in between
- * (docs/performance.md).  At n = 1e8 of 8 bytes: 512 buckets of 1.5 MiB. */
+ * distribution).  Each head keeps a page of elements in use; with 2^11
+ * heads (and a label array) the distribution ran 3x slower than with 2^9
+ * here (likely the TLB), 2^10 in between (docs/performance.md).  At
+ * n = 1e8 of 8 bytes: 512 buckets of 1.5 MiB. */
 #define FS_BUCKET_MAX_LOG2 9
-/* Elements per chunk: the unit of bucket-label generation. */
+/* Elements per chunk: the unit of the label streams (and of counting). */
 #define FS_BUCKET_CHUNK ((size_t)1 << 20)
 
 /* Test-only hook: nonzero fields replace the constants above (to take the
@@ -38,9 +39,5 @@ int fs__bucket_wanted(size_t n, size_t size);
  * array is untouched). */
 int fs__bucket_run(unsigned char *base, size_t n, size_t size,
                    unsigned threads, fs_rng *rng);
-
-/* FS_ALG_AUTO with threads (auto.c). */
-int fs__auto_threads(unsigned char *base, size_t n, size_t size,
-                     unsigned threads, fs_rng *rng);
 
 #endif

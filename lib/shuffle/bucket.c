@@ -1,54 +1,64 @@
-/* bucket.c -- the bucket shuffle for arrays beyond cache, in place
- * (Rao 1961; Sanders, "Random permutations on distributed, external and
- * hierarchical memory", IPL 1998; Penschuck, "Engineering shared-memory
- * parallel shuffling to generate random permutations in-place", SEA 2023;
- * the distribution is McIlroy, Bostic & McIlroy's "American flag sort"
- * cycle leading, Computing Systems 1993).
+/* bucket.c -- the bucket shuffle for arrays beyond cache, in place, with
+ * no per-element memory (Rao 1961; Sanders, "Random permutations on
+ * distributed, external and hierarchical memory", IPL 1998; Penschuck,
+ * "Engineering shared-memory parallel shuffling to generate random
+ * permutations in-place", SEA 2023; the distribution is McIlroy, Bostic &
+ * McIlroy's "American flag sort" cycle leading, Computing Systems 1993).
  *
- * 1. Every element draws a uniform bucket label in [0, B), B = 2^L, kept
- *    in a label array (2 bytes per element: L <= 11).
+ * 1. Every input position p gets a uniform bucket label in [0, B), B =
+ *    2^L, read from a seekable label stream (chunk c = p / chunk has its
+ *    own: ChaCha20 keystream with a block counter, or a SplitMix64
+ *    counter).  Labels are never stored: a counting pass generates them
+ *    once to size the buckets, and the distribution generates them again
+ *    where it needs them.
  * 2. The elements are permuted in place into their buckets (distribute()
  *    below: each bucket has a write head; an element taken from a hole
  *    is swapped into the head of its bucket, the element found there is
- *    carried on, until one belongs to the bucket of the hole).
+ *    carried on, until one belongs to the bucket of the hole).  A
+ *    position is read only before it is first written, so the element
+ *    read there is the input's element at that position and its label is
+ *    the label of the position.  Each write head and the hole scanner move
+ *    forward one position at a time, so each bucket keeps a cursor into
+ *    the label stream (a few ChaCha blocks of look-ahead) instead of a
+ *    label array: O(B) memory instead of 2 bytes per element.
  * 3. Each bucket, now small enough for cache, is shuffled in place by
  *    Durstenfeld with batched draws.
  *
  * Why it is exactly uniform.  The labels are i.i.d. uniform, so the bucket
  * sizes are multinomial and, given the sizes, the set of elements in each
- * bucket is a uniform random subset of that size, independent across the
- * ways of cutting.  Step 2 puts each bucket's elements into the bucket's
- * range in SOME order -- a deterministic function of the input and the
- * labels, which we need not analyse: step 3 applies to each bucket an
- * independent uniform permutation (its own child generator, never used by
- * steps 1-2), and a uniform permutation composed with any fixed or
+ * bucket is a uniform random subset of that size.  Step 2 puts each
+ * bucket's elements into the bucket's range in SOME order -- a
+ * deterministic function of the input and the labels: step 3 applies to
+ * each bucket an independent uniform permutation (its own child generator,
+ * never used by steps 1-2), and a uniform permutation composed with any
  * independent arrangement is uniform.  So given the sizes, every
  * arrangement of each bucket's subset is equally likely, every subset is
  * equally likely, and summing over the sizes every one of the n! orders
  * has the same probability.  (The within-bucket order of step 2 matters
  * only for reproducibility, which is why it is specified exactly.)
  *
- * Threads never change the output: labels of chunk c (FS_BUCKET_CHUNK
- * elements) come from child generator number c, bucket b is shuffled by
- * child nchunks + b, the children are keyed by 32 bytes drawn from the
- * caller's generator (lib/rng/child.h), and step 2 -- the only step whose
- * result depends on the order of work -- always runs in one thread.
- * Threads share the label chunks (step 1) and the buckets (step 3).
+ * Threads never change the output: labels depend on the position only,
+ * bucket b is shuffled by child nchunks + b, the streams are keyed by 32
+ * bytes drawn from the caller's generator (lib/rng/child.h), and step 2
+ * -- the only step whose result depends on the order of work -- always
+ * runs in one thread.  Threads share the counting (by chunk) and the
+ * buckets (step 3).
  *
- * Cost: step 1 writes 2n bytes of labels; step 2 reads and writes each
- * element once (and reads its label) with 2^L write streams that stay in
- * L2; step 3 works in cache.  Memory: 2 bytes per element plus counters --
- * no copy of the array (the earlier out-of-place scatter needed n*size). */
+ * Cost: step 1 generates the labels twice (count, distribute) and writes
+ * nothing per element; step 2 reads and writes each element once with
+ * 2^L write streams; step 3 works in cache.  Memory: counters and label
+ * cursors, O(B * (chunks + 64)) words -- no copy of the array and no
+ * label array (the earlier versions needed n*size, then 2n bytes). */
 #include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../rng/child.h"
-#include "../shuffle/batch.h"
-#include "../shuffle/shuffle.h"
+#include "../rng/generators.h"
+#include "batch.h"
 #include "bucket.h"
+#include "shuffle.h"
 
 fs__bucket_params fs__bucket_test_params;
 
@@ -63,73 +73,180 @@ int fs__bucket_wanted(size_t n, size_t size)
     return n >= 2 && n * size >= p_min_bytes();
 }
 
+/* Words a label cursor holds: 8 ChaCha20 blocks (libsodium's AVX2 code
+ * does 8 blocks per step). */
+#define CUR_WORDS 64
+
 typedef struct plan {
     unsigned char *base;
-    uint16_t *lab;       /* n labels */
     size_t n, size;
-    unsigned L;          /* B = 2^L buckets */
+    unsigned L, per;     /* B = 2^L buckets; per = floor(64 / L) labels/word */
     size_t B, chunk, nchunks;
     size_t *cnt;         /* nchunks x B label counts */
     size_t *start;       /* B + 1: bucket b is [start[b], start[b+1]) */
     int crypto;
     unsigned char key[32];
+    uint64_t lkey;       /* key word 1: the SplitMix64 label streams */
 } plan;
 
-enum { LABEL, BUCKETS };
+enum { COUNT, BUCKETS };
 
-/* Step 1 for chunk c: its elements, in order, take labels from child c;
- * each 64-bit word gives floor(64 / L) labels, most significant bits
- * first.  Counts go to this chunk's row (no sharing between threads). */
-static void label_chunk(plan *p, size_t c)
+/* ---- the label streams ---- */
+
+/* Words [w0, w0 + k) of chunk c's label stream into out (w0 a multiple
+ * of 8).  Crypto: the keystream of child c (ChaCha20, key, nonce = 4 zero
+ * bytes and c little-endian, block counter w0 / 8), 8 bytes per word
+ * little-endian.  Otherwise: SplitMix64 started at K_1 XOR (c * golden),
+ * its outputs w0, w0 + 1, ... (a counter: word w is
+ * mix(start + (w + 1) * golden)). */
+static void label_words(const plan *p, size_t c, uint64_t w0, uint64_t *out,
+                        size_t k)
 {
-    fs__child ch;
-    fs__rng_child(&ch, p->crypto, p->key, c);
-    size_t lo = c * p->chunk;
-    size_t hi = lo + p->chunk < p->n ? lo + p->chunk : p->n;
-    unsigned per = 64 / p->L, sh = 64 - p->L, L = p->L;
-    size_t *h = p->cnt + c * p->B;
-    uint16_t *lab = p->lab;
-    size_t e = lo;
-    while (e < hi) {
-        uint64_t w = fs__u64(&ch.rng);
-        size_t stop = hi - e < per ? hi : e + per;
-        for (; e < stop; e++) {
-            unsigned b = (unsigned)(w >> sh);
-            w <<= L;
-            lab[e] = (uint16_t)b;
-            h[b]++;
-        }
+    if (p->crypto) {
+        unsigned char nonce[12] = {0};
+        for (int i = 0; i < 8; i++)
+            nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
+        memset(out, 0, k * 8);
+        crypto_stream_chacha20_ietf_xor_ic((unsigned char *)out,
+                                           (const unsigned char *)out, k * 8,
+                                           nonce, (uint32_t)(w0 / 8), p->key);
+        return; /* little-endian hosts only (checked in rng.c) */
     }
-    fs__rng_child_wipe(&ch);
+    uint64_t x = (p->lkey ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL)) +
+                 w0 * 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < k; i++)
+        out[i] = fs__splitmix64_next(&x);
 }
 
-/* Step 2: in-place distribution.  Buckets are completed in order
- * b = 0, 1, ..., B-1.  For bucket b, FS_BUCKET_SLOTS "holes" are opened at
- * its head (positions whose label is already b are skipped: they stay).
- * Each slot carries one element and its label.  Round after round, slot
- * s = 0..SLOTS-1 in turn takes one step: if its element belongs to b it
- * is dropped into the slot's hole and the slot opens the next hole of b
- * (or closes, when b has none left); otherwise it is swapped with the
- * element at the write head of its bucket l, and head[l] advances.
+/* Labels in chunk c, and in its word w. */
+static size_t chunk_len(const plan *p, size_t c)
+{
+    size_t lo = c * p->chunk;
+    return p->n - lo < p->chunk ? p->n - lo : p->chunk;
+}
+
+/* Step 1a for chunk c: count its labels into this chunk's row (no sharing
+ * between threads).  Each word gives `per` labels, most significant bits
+ * first; unused low bits of the chunk's last word are dropped. */
+static void count_chunk(plan *p, size_t c)
+{
+    uint64_t w[CUR_WORDS];
+    size_t left = chunk_len(p, c), *h = p->cnt + c * p->B;
+    unsigned sh = 64 - p->L, L = p->L, per = p->per;
+    for (uint64_t w0 = 0; left > 0; w0 += CUR_WORDS) {
+        label_words(p, c, w0, w, CUR_WORDS);
+        for (size_t i = 0; i < CUR_WORDS && left > 0; i++) {
+            uint64_t x = w[i];
+            unsigned k = left < per ? (unsigned)left : per;
+            left -= k;
+            for (unsigned t = 0; t < k; t++, x <<= L)
+                h[x >> sh]++;
+        }
+    }
+    sodium_memzero(w, sizeof w);
+}
+
+/* A cursor: the labels of consecutive positions from some position on. */
+typedef struct lcur {
+    uint64_t w;      /* current word; the next label in its top L bits */
+    unsigned left;   /* labels left in w */
+    unsigned wi;     /* next word of buf */
+    size_t c;        /* chunk */
+    size_t crem;     /* labels of the chunk after w's */
+    uint64_t wnext;  /* stream index of the word after buf's last */
+    uint64_t *buf;   /* CUR_WORDS words of chunk c from wnext - CUR_WORDS */
+} lcur;
+
+/* Loads word index `wix` of chunk `c` as the current word. */
+static void cur_word(const plan *p, lcur *u, size_t c, uint64_t wix)
+{
+    if (c != u->c || wix >= u->wnext || wix + CUR_WORDS < u->wnext) {
+        uint64_t w0 = wix & ~(uint64_t)7;
+        label_words(p, c, w0, u->buf, CUR_WORDS);
+        u->c = c;
+        u->wnext = w0 + CUR_WORDS;
+    }
+    u->wi = (unsigned)(wix - (u->wnext - CUR_WORDS));
+    u->w = u->buf[u->wi++];
+    size_t len = chunk_len(p, c), used = (size_t)wix * p->per;
+    u->left = len - used < p->per ? (unsigned)(len - used) : p->per;
+    u->crem = len - used - u->left;
+}
+
+/* The cursor at position pos (< n). */
+static void cur_seek(const plan *p, lcur *u, size_t pos)
+{
+    size_t c = pos / p->chunk, o = pos - c * p->chunk;
+    u->c = (size_t)-1;
+    cur_word(p, u, c, o / p->per);
+    unsigned j = (unsigned)(o % p->per);
+    u->w <<= j * p->L;
+    u->left -= j;
+}
+
+/* After the current word: the next one, or the next chunk's first. */
+__attribute__((noinline)) static void cur_next(const plan *p, lcur *u)
+{
+    if (u->crem == 0) {
+        if ((u->c + 1) * p->chunk >= p->n) { /* past the end: never read */
+            u->w = 0;
+            u->left = 1;
+            return;
+        }
+        cur_word(p, u, u->c + 1, 0);
+        return;
+    }
+    if (u->wi == CUR_WORDS) {
+        label_words(p, u->c, u->wnext, u->buf, CUR_WORDS);
+        u->wnext += CUR_WORDS;
+        u->wi = 0;
+    }
+    u->w = u->buf[u->wi++];
+    u->left = u->crem < p->per ? (unsigned)u->crem : p->per;
+    u->crem -= u->left;
+}
+
+/* The label at the cursor; the cursor moves to the next position. */
+static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh,
+                                unsigned L)
+{
+    unsigned l = (unsigned)(u->w >> sh);
+    u->w <<= L;
+    if (FS_UNLIKELY(--u->left == 0))
+        cur_next(p, u);
+    return l;
+}
+
+/* ---- step 2: in-place distribution ---- */
+
+/* Buckets are completed in order b = 0, 1, ..., B-1.  For bucket b,
+ * FS_BUCKET_SLOTS "holes" are opened at its head (positions whose label is
+ * already b are skipped: they stay).  Each slot carries one element and
+ * its label.  Round after round, slot s = 0..SLOTS-1 in turn takes one
+ * step: if its element belongs to b it is dropped into the slot's hole and
+ * the slot opens the next hole of b (or closes, when b has none left);
+ * otherwise it is swapped with the element at the write head of its
+ * bucket l, and head[l] advances.
  *
  * Several slots rather than one cycle at a time: each step waits on the
- * label of the element just picked up (a load from L2 at best), so one
- * cycle is a chain of dependent loads; SLOTS independent chains let the
- * core overlap them (8 slots: 3x faster than 1 here, 4 was slower
- * than 8, 16 no faster).  Write heads of buckets < b are complete and no
- * carried element has such a label, so heads never meet holes.  Every
- * step puts one element into its bucket's range for good, so the pass
- * does at most n steps; labels are only read (the label left at a filled
- * position is never read again).
+ * element just picked up (and its label), so one cycle is a chain of
+ * dependent loads; SLOTS independent chains let the core overlap them (8
+ * slots: 3x faster than 1 here, 4 was slower than 8, 16 no faster).
+ * Write heads of buckets < b are complete and no carried element has such
+ * a label, so heads never meet holes.  Every step puts one element into
+ * its bucket's range for good, so the pass does at most n steps.
  *
- * Prefetch: a bucket's next visit is ~B steps away; the lines 16
- * elements (64 labels) past the write head are fetched when the head
- * moves, so the dependent loads of later visits hit cache: 3x faster
- * than without at 1e8 (8 or 32 ahead: about the same / slower). */
+ * Labels: the write head of bucket l and the hole scanner of bucket b move
+ * forward one position at a time through positions never written before,
+ * so the label of the element found there is the next label of cursor l
+ * (or b).
+ *
+ * Prefetch: a bucket's next visit is ~B steps away; the line 16 elements
+ * past the write head is fetched when the head moves, so the dependent
+ * loads of later visits hit cache (3x faster than without at 1e8). */
 #define FS_BUCKET_SLOTS 8
 
 #define PF_ELEM 16
-#define PF_LAB 64
 
 /* The caller declares `v[FS_BUCKET_SLOTS]` and `t` (carried elements). */
 #define DISTRIBUTE(LOAD, STORE, MOVE)                                      \
@@ -138,15 +255,16 @@ static void label_chunk(plan *p, size_t c)
         unsigned l[FS_BUCKET_SLOTS];                                       \
         for (size_t b = 0; b < B; b++) {                                   \
             size_t hb = head[b], eb = start[b + 1];                        \
-            unsigned live = 0;                                             \
+            lcur *ub = cur + b;                                            \
+            unsigned live = 0, x = 0;                                      \
             for (unsigned s = 0; s < FS_BUCKET_SLOTS; s++) {               \
-                while (hb < eb && lab[hb] == b)                            \
+                while (hb < eb && (x = cur_take(p, ub, sh, Lb)) == b)      \
                     hb++;                                                  \
                 if (hb == eb)                                              \
                     break;                                                 \
                 hole[s] = hb;                                              \
                 LOAD(v[s], hb);                                            \
-                l[s] = lab[hb];                                            \
+                l[s] = x;                                                  \
                 hb++;                                                      \
                 live++;                                                    \
             }                                                              \
@@ -155,11 +273,9 @@ static void label_chunk(plan *p, size_t c)
                     if (l[s] != b) {                                       \
                         size_t pos = head[l[s]]++;                         \
                         __builtin_prefetch(                                \
-                            (void *)(labp + (pos + PF_LAB) * 2), 0, 3);    \
-                        __builtin_prefetch(                                \
                             (void *)(al + (pos + PF_ELEM) * ES), 1, 3);    \
                         LOAD(t, pos);                                      \
-                        unsigned tl = lab[pos];                            \
+                        unsigned tl = cur_take(p, cur + l[s], sh, Lb);     \
                         STORE(pos, v[s]);                                  \
                         MOVE(v[s], t);                                     \
                         l[s] = tl;                                         \
@@ -167,12 +283,12 @@ static void label_chunk(plan *p, size_t c)
                         continue;                                          \
                     }                                                      \
                     STORE(hole[s], v[s]);                                  \
-                    while (hb < eb && lab[hb] == b)                        \
+                    while (hb < eb && (x = cur_take(p, ub, sh, Lb)) == b)  \
                         hb++;                                              \
                     if (hb < eb) {                                         \
                         hole[s] = hb;                                      \
                         LOAD(v[s], hb);                                    \
-                        l[s] = lab[hb];                                    \
+                        l[s] = x;                                          \
                         hb++;                                              \
                         s++;                                               \
                     } else {                                               \
@@ -198,15 +314,17 @@ static void label_chunk(plan *p, size_t c)
 #define MOVE_G(x, y) memcpy((x), (y), ES)
 
 /* `buf` holds (FS_BUCKET_SLOTS + 1) * size bytes (slot buffers for
- * elements of any size). */
-static void distribute(plan *p, size_t *head, unsigned char *buf)
+ * elements of any size); `cur` one cursor per bucket, placed at the
+ * bucket's start. */
+static void distribute(const plan *p, size_t *head, lcur *cur,
+                       unsigned char *buf)
 {
-    const uint16_t *lab = p->lab;
     const size_t *start = p->start;
     size_t B = p->B;
+    unsigned sh = 64 - p->L, Lb = p->L;
     unsigned char *a = p->base;
     /* prefetch addresses as integers: they may lie past the end */
-    uintptr_t al = (uintptr_t)a, labp = (uintptr_t)lab;
+    uintptr_t al = (uintptr_t)a;
     if (p->size == 8 && (al & 7) == 0) {
         typedef uint64_t T_;
         enum { ES = 8 };
@@ -252,33 +370,6 @@ static void shuffle_bucket(plan *p, size_t b)
     fs__rng_child_wipe(&ch);
 }
 
-/* The label array.  Large ones are mapped with MAP_POPULATE: the kernel
- * faults the pages in one call instead of a trap per 4 KiB page inside
- * step 1 (measured for the former scratch copy: 480 -> 300 ms for 800 MB). */
-#define LABELS_MMAP ((size_t)4 << 20)
-
-static void *labels_alloc(size_t bytes, int *mapped)
-{
-    *mapped = 0;
-    if (bytes >= LABELS_MMAP) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        if (p != MAP_FAILED) {
-            *mapped = 1;
-            return p;
-        }
-    }
-    return malloc(bytes);
-}
-
-static void labels_free(void *p, size_t bytes, int mapped)
-{
-    if (mapped)
-        munmap(p, bytes);
-    else
-        free(p);
-}
-
 typedef struct job {
     plan *p;
     int phase;
@@ -289,8 +380,8 @@ static void *work(void *arg)
 {
     job *j = arg;
     for (size_t i = j->lo; i < j->hi; i++) {
-        if (j->phase == LABEL)
-            label_chunk(j->p, i);
+        if (j->phase == COUNT)
+            count_chunk(j->p, i);
         else
             shuffle_bucket(j->p, i);
     }
@@ -341,6 +432,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.L = 1;
     while (p.L < max_log2 && ((size_t)bucket_bytes << p.L) < n * size)
         p.L++;
+    p.per = 64 / p.L;
     p.B = (size_t)1 << p.L;
     p.nchunks = (n + chunk - 1) / chunk;
     if (threads == 0) {
@@ -348,69 +440,58 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         threads = c > 0 ? (unsigned)c : 1;
     }
     /* sizes no real array reaches, but the products below must not wrap */
-    if (n > SIZE_MAX / sizeof *p.lab ||
+    if (p.nchunks > SIZE_MAX / sizeof(size_t) / p.B ||
         size > SIZE_MAX / (FS_BUCKET_SLOTS + 1))
         return FS_ENOMEM;
-    int mapped;
-    p.lab = labels_alloc(n * sizeof *p.lab, &mapped);
     p.cnt = calloc(p.nchunks * p.B, sizeof *p.cnt);
     p.start = malloc((p.B + 1) * sizeof *p.start);
     size_t *head = malloc(p.B * sizeof *head);
+    lcur *cur = calloc(p.B, sizeof *cur);
+    uint64_t *words = malloc(p.B * CUR_WORDS * sizeof *words);
     unsigned char *buf = malloc((FS_BUCKET_SLOTS + 1) * size);
-    if (p.lab == NULL || p.cnt == NULL || p.start == NULL || head == NULL ||
-        buf == NULL) {
-        if (p.lab)
-            labels_free(p.lab, n * sizeof *p.lab, mapped);
-        free(p.cnt);
-        free(p.start);
-        free(head);
-        free(buf);
-        return FS_ENOMEM;
-    }
+    int rc = FS_ENOMEM;
+    if (p.cnt == NULL || p.start == NULL || head == NULL || cur == NULL ||
+        words == NULL || buf == NULL)
+        goto out;
     /* The only draw from the caller's generator: 32 bytes, as 4 words. */
     for (int i = 0; i < 4; i++) {
         uint64_t w = fs__u64(rng);
         memcpy(p.key + 8 * i, &w, 8);
     }
+    memcpy(&p.lkey, p.key + 8, 8);
     p.crypto = rng->vt->info->cryptographic;
 
-    run_phase(&p, LABEL, p.nchunks, threads);
+    run_phase(&p, COUNT, p.nchunks, threads);
     size_t pos = 0;
     for (size_t b = 0; b < p.B; b++) {
         p.start[b] = head[b] = pos;
         for (size_t c = 0; c < p.nchunks; c++)
             pos += p.cnt[c * p.B + b];
+        cur[b].buf = words + b * CUR_WORDS;
+        if (pos > p.start[b])
+            cur_seek(&p, &cur[b], p.start[b]);
     }
     p.start[p.B] = pos;
-    distribute(&p, head, buf);
+    distribute(&p, head, cur, buf);
     run_phase(&p, BUCKETS, p.B, threads);
-
+    rc = FS_OK;
+out:
     sodium_memzero(p.key, sizeof p.key);
-    labels_free(p.lab, n * sizeof *p.lab, mapped);
+    sodium_memzero(&p.lkey, sizeof p.lkey);
+    if (words)
+        sodium_memzero(words, p.B * CUR_WORDS * sizeof *words);
+    if (cur)
+        sodium_memzero(cur, p.B * sizeof *cur);
     free(p.cnt);
     free(p.start);
     free(head);
+    free(cur);
+    free(words);
     free(buf);
-    return FS_OK;
+    return rc;
 }
 
 int fs__bucket(unsigned char *base, size_t n, size_t size, fs_rng *rng)
 {
     return fs__bucket_run(base, n, size, 1, rng);
-}
-
-int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
-                       fs_rng *rng)
-{
-    if ((base == NULL && n > 0) || size == 0)
-        return FS_EINVAL;
-    if (n > SIZE_MAX / size)
-        return FS_ERANGE;
-    rng = fs__rng(rng);
-    if (rng == NULL)
-        return FS_ERANDOM;
-    if (rng->error != FS_OK || n < 2)
-        return rng->error;
-    int rc = fs__auto_threads(base, n, size, threads, rng);
-    return rc != FS_OK ? rc : rng->error;
 }

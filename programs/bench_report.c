@@ -1,0 +1,258 @@
+/* bench_report.c -- `fairshuf bench`'s reports: a text table per size,
+ * one JSON array for the whole run, and an SVG of ns/element against n. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+
+#ifdef __clang__
+#define BENCH_COMPILER "clang " __clang_version__
+#else
+#define BENCH_COMPILER "gcc " __VERSION__
+#endif
+
+void bench_print_header(const bench *b)
+{
+    printf("fairshuf bench: 8-byte elements, %" PRIu64
+           " interleaved runs per cell, median ns/element; x NAME: median "
+           "of per-run ratios to baseline NAME\n"
+           "compiler: fairshuf built by %s\n",
+           b->o.runs, BENCH_COMPILER);
+    fflush(stdout);
+}
+
+/* Is baseline k measured at size index ni (so its ratio column shows)? */
+static int base_present(const bench *b, size_t ni, int k)
+{
+    for (size_t i = 0; i < b->ns; i++)
+        if (b->res[i][ni].ratio[k].ok)
+            return 1;
+    return 0;
+}
+
+void bench_print_text_size(const bench *b, size_t ni)
+{
+    static int said_helpers;
+    size_t n = b->o.sizes[ni];
+    if (!said_helpers && b->helper_compiler[0]) {
+        printf("compiler: std and gsl baselines built by %s\n",
+               b->helper_compiler);
+        said_helpers = 1;
+    }
+    int show[BENCH_NBASE];
+    printf("\nn = %zu\n%-18s %-12s %3s %8s %15s", n, "impl", "rng", "thr",
+           "ns/elem", "min-max");
+    for (int k = BENCH_NBASE - 1; k >= 0; k--) {
+        show[k] = base_present(b, ni, k);
+        if (show[k] && k == B_RIP)
+            printf(" %5s %-13s", "x rip", "(min-max)");
+        else if (show[k])
+            printf(" %*s%s", k == B_MEMCPY ? 2 : 0, "x ",
+                   bench_base_name[k]);
+    }
+    printf(" %8s %7s %5s\n", "peak MiB", "x array", "cold");
+    double array_mib = (double)n * 8 / 1048576.0;
+    for (size_t i = 0; i < b->ns; i++) {
+        const bench_cell *c = &b->res[i][ni];
+        if (!c->done)
+            continue;
+        char mm[40];
+        snprintf(mm, sizeof mm, "%.3f-%.3f", c->ns.min, c->ns.max);
+        printf("%-18s %-12s %3u %8.3f %15s", b->s[i].impl, b->s[i].rng,
+               b->s[i].threads, c->ns.med, mm);
+        for (int k = BENCH_NBASE - 1; k >= 0; k--) {
+            if (!show[k])
+                continue;
+            int w = k == B_MEMCPY ? 8 : 5;
+            if (!c->ratio[k].ok)
+                printf(" %*s", w, "-");
+            else
+                printf(" %*.*f", w, k == B_MEMCPY ? 1 : 2, c->ratio[k].med);
+            if (k == B_RIP) {
+                char r[32] = "";
+                if (c->ratio[k].ok)
+                    snprintf(r, sizeof r, "(%.2f-%.2f)", c->ratio[k].min,
+                             c->ratio[k].max);
+                printf(" %-13s", r);
+            }
+        }
+        printf(" %8.1f %7.3f", c->peak_mib,
+               array_mib > 0 ? c->peak_mib / array_mib : 0);
+        if (c->cold.ok)
+            printf(" %5.2f\n", c->cold.med);
+        else
+            printf(" %5s\n", "-");
+    }
+    fflush(stdout);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped.
+ * (programs/json.h from the CLI rework replaces this when it lands.) */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_stat(const char *name, const bench_stat *st)
+{
+    printf(", \"%s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}", name,
+           st->med, st->min, st->max);
+}
+
+void bench_print_json(const bench *b)
+{
+    fprintf(stderr, "%s: bench: fairshuf built by %s; std and gsl "
+                    "baselines by %s\n", cli_prog, BENCH_COMPILER,
+            b->helper_compiler[0] ? b->helper_compiler : "(not run)");
+    int first = 1;
+    printf("[");
+    for (size_t ni = 0; ni < b->o.nsz; ni++)
+        for (size_t i = 0; i < b->ns; i++) {
+            const bench_cell *c = &b->res[i][ni];
+            if (!c->done)
+                continue;
+            printf("%s\n  {\"impl\": ", first ? "" : ",");
+            json_str(stdout, b->s[i].impl);
+            printf(", \"rng\": ");
+            json_str(stdout, b->s[i].rng);
+            printf(", \"n\": %zu, \"threads\": %u, \"ns_per_element\": %.4f, "
+                   "\"min\": %.4f, \"max\": %.4f, \"peak_rss_mib\": %.1f, "
+                   "\"peak_over_array\": %.4f",
+                   b->o.sizes[ni], b->s[i].threads, c->ns.med, c->ns.min,
+                   c->ns.max, c->peak_mib,
+                   c->peak_mib / ((double)b->o.sizes[ni] * 8 / 1048576.0));
+            if (c->cold.ok)
+                json_stat("first_over_later", &c->cold);
+            printf(", \"ratios\": {");
+            int any = 0;
+            for (int k = 0; k < BENCH_NBASE; k++)
+                if (c->ratio[k].ok) {
+                    printf("%s\"%s\": {\"median\": %.4f, \"min\": %.4f, "
+                           "\"max\": %.4f}", any ? ", " : "",
+                           bench_base_name[k], c->ratio[k].med,
+                           c->ratio[k].min, c->ratio[k].max);
+                    any = 1;
+                }
+            printf("}}");
+            first = 0;
+        }
+    printf("\n]\n");
+}
+
+/* ns/element against n on log axes, one line per implementation; written
+ * to FILE.tmp and renamed, so a failure leaves no half-written FILE. */
+void bench_write_svg(const bench *b, const char *file)
+{
+    static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                         "#9467bd", "#ff7f0e", "#8c564b",
+                                         "#e377c2", "#7f7f7f", "#bcbd22",
+                                         "#17becf"};
+    double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = 0;
+    for (size_t ni = 0; ni < b->o.nsz; ni++)
+        for (size_t i = 0; i < b->ns; i++)
+            if (b->res[i][ni].done && b->res[i][ni].ns.med > 0) {
+                double x = (double)b->o.sizes[ni], y = b->res[i][ni].ns.med;
+                xlo = x < xlo ? x : xlo;
+                xhi = x > xhi ? x : xhi;
+                ylo = y < ylo ? y : ylo;
+                yhi = y > yhi ? y : yhi;
+            }
+    if (xhi == 0 || xlo <= 0 || ylo <= 0) {
+        cli_die(CLI_FAIL, "%s: nothing measured to draw", file);
+        return; /* not reached */
+    }
+    double lx0 = floor(log10(xlo)), lx1 = ceil(log10(xhi));
+    double ly0 = floor(log10(ylo)), ly1 = ceil(log10(yhi));
+    if (lx1 <= lx0)
+        lx1 = lx0 + 1;
+    if (ly1 <= ly0)
+        ly1 = ly0 + 1;
+    const double W = 760, H = 480, L = 70, R = 230, T = 40, B = 50;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
+        cli_die(CLI_FAIL, "%s: name too long", file);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        cli_die(CLI_FAIL, "%s: %s", tmp, strerror(errno));
+        return; /* not reached */
+    }
+#define PX(x) (L + (log10(x) - lx0) / (lx1 - lx0) * (W - L - R))
+#define PY(y) (H - B - (log10(y) - ly0) / (ly1 - ly0) * (H - T - B))
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+               "height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%.0f\" y=\"22\" font-size=\"15\">fairshuf bench: "
+               "ns per 8-byte element (median), %s</text>\n",
+            W, H, L, BENCH_COMPILER);
+    for (double e = lx0; e <= lx1; e++) {
+        double x = L + (e - lx0) / (lx1 - lx0) * (W - L - R);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+                   "stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.0f\" "
+                   "text-anchor=\"middle\">1e%.0f</text>\n",
+                x, T, x, H - B, x, H - B + 16, e);
+    }
+    for (double e = ly0; e <= ly1; e++) {
+        double y = H - B - (e - ly0) / (ly1 - ly0) * (H - T - B);
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+                   "stroke=\"#ddd\"/><text x=\"%.0f\" y=\"%.1f\" "
+                   "text-anchor=\"end\">%g</text>\n",
+                L, y, W - R, y, L - 6, y + 4, pow(10, e));
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n "
+               "(elements)</text>\n<text x=\"16\" y=\"%.0f\" "
+               "transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">"
+               "ns per element</text>\n",
+            (L + W - R) / 2, H - 12, (T + H - B) / 2, (T + H - B) / 2);
+    size_t drawn = 0;
+    for (size_t i = 0; i < b->ns; i++) {
+        const char *c = colour[drawn % (sizeof colour / sizeof *colour)];
+        int any = 0;
+        for (size_t ni = 0; ni < b->o.nsz; ni++) {
+            const bench_cell *ce = &b->res[i][ni];
+            if (!ce->done || ce->ns.med <= 0)
+                continue;
+            if (!any)
+                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+                           "stroke-width=\"2\" points=\"", c);
+            fprintf(f, "%.1f,%.1f ", PX((double)b->o.sizes[ni]), PY(ce->ns.med));
+            any = 1;
+        }
+        if (!any)
+            continue;
+        fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s %s%s",
+                W - R + 12, T + 16.0 * (double)drawn, c, b->s[i].impl,
+                b->s[i].rng, b->s[i].threads > 1 ? " " : "");
+        if (b->s[i].threads > 1)
+            fprintf(f, "x%u threads", b->s[i].threads);
+        fprintf(f, "</text>\n");
+        drawn++;
+    }
+    fprintf(f, "</svg>\n");
+#undef PX
+#undef PY
+    if (ferror(f) | fclose(f)) {
+        unlink(tmp);
+        cli_die(CLI_FAIL, "%s: write error", tmp);
+    }
+    if (rename(tmp, file) != 0) {
+        unlink(tmp);
+        cli_die(CLI_FAIL, "%s: %s", file, strerror(errno));
+    }
+}
+
