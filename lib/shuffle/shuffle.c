@@ -128,7 +128,7 @@ int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng)
 int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng)
 {
-    int rc = prepare(base, n, size, &rng);
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
     if (rc != FS_OK || n < 2)
         return rc;
     rc = fs__auto_threads(base, n, size, threads, rng);

@@ -123,9 +123,7 @@ letters() {
 }
 
 @test "newcomer: no short option letter has two meanings (lines keeps GNU shuf's)" {
-    # bench's letters are owned by helper speed (-n sizes, -r rng conflict
-    # with lines -n/-r): it joins this list once they follow docs/cli.md.
-    letters lines perm rng deal fair attack verify > all.txt
+    letters lines perm rng deal fair attack verify bench > all.txt
     [ "$(wc -l < all.txt)" -ge 40 ]
     # one meaning = one long name; "count" and "trials" are both "how many"
     sed -i 's/ trials$/ count/' all.txt
