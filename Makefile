@@ -34,25 +34,35 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
-HEADERS  := $(shell find include lib -name '*.h')
+HEADERS  := $(shell find include lib programs -name '*.h')
+# Debian's interpreter, where python3-numpy and python3-torch install (not a
+# pyenv or venv python3 that may come first on PATH).
+PYTHON   ?= /usr/bin/python3
 
-.PHONY: all setup demo check check-sanitize check-clang test install \
+PY_EXT   := python/fairshuf/_core.stamp
+
+.PHONY: python all setup setup-build demo check check-sanitize check-clang test install \
         install-shuf-link uninstall bench battery clean help lint
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
 
 help:
 	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
-	@echo "make demo       set up, build and show fairshuf at work"
-	@echo "make check      set up, build and run the test suite (summary line last)"
+	@echo "make demo       set up (build needs only), build, show fairshuf at work"
+	@echo "make check      set up (build and test needs), build, run the suite"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
+	@echo "make python     build the Python package in place (python/)"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   header, libs, pc, man, CLI"
 
+# setup-build: what the build and the demo need; setup: that plus the tests'.
+setup-build:
+	@scripts/setup.sh build
+
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
@@ -88,10 +98,18 @@ $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl
 
-test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so
-	@BUILD=$(BUILD) tests/run.sh
+# The Python package, built in place (python/fairshuf/_core*.so): it compiles
+# the library's sources itself, as `pip install ./python` does.
+python: $(PY_EXT)
+$(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
+	@echo "  PYTHON  python/fairshuf/_core"
+	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
+	@touch $@
 
-demo: setup
+test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(PY_EXT)
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
+
+demo: setup-build
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/demo.sh
 
@@ -103,6 +121,50 @@ check-sanitize: setup
 
 check-clang: setup
 	@$(MAKE) --no-print-directory test BUILD=build-clang CC=clang CXX=clang++
+
+# ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
+# build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
+# build/fairshuf-mpi; tests/cli/mpi.bats runs it under mpirun.  mpicc
+# wraps $(CC) (OMPI_CC), so the clang and sanitizer builds cover it too.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_LIB_SRC := $(filter-out mpi/main.c,$(sort $(wildcard mpi/*.c)))  # not mpi/tests/
+MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_HDR     := $(wildcard mpi/*.h)
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  MPICC   $<"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) -Impi -c $< -o $@
+
+$(BUILD)/libfairshuf-mpi.a: $(MPI_LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
+                       $(BUILD)/obj/programs/cli.o $(BUILD)/libfairshuf.a
+	@echo "  LD      $@"
+	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
+
+all: $(BUILD)/libfairshuf-mpi.a $(BUILD)/fairshuf-mpi
+
+# unit test of the local pieces; tests/run.sh runs every tests/test_*
+$(BUILD)/tests/test_mpi_sort: mpi/tests/test_mpi_sort.c $(BUILD)/libfairshuf-mpi.a \
+                              $(BUILD)/libfairshuf.a $(HEADERS) $(MPI_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Impi $(SANLD) -o $@ $< \
+	    $(BUILD)/libfairshuf-mpi.a $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
+
+test: $(BUILD)/tests/test_mpi_sort
+
+.PHONY: install-mpi
+install-mpi: install $(BUILD)/fairshuf-mpi
+	install -m 644 mpi/fairshuf_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libfairshuf-mpi.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/fairshuf-mpi $(DESTDIR)$(PREFIX)/bin/
+endif
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \

@@ -30,6 +30,9 @@
  *   <fairshuf/cards.h>  cards, tiles, game presets, provably-fair dealing,
  *                       the 1999 ASF shuffle and the attack on it
  *   <fairshuf/stats.h>  fairness tests, p-values, multiple-testing rule
+ *   <fairshuf/keyed.h>  keyed random-access permutations in O(1) memory
+ *   <fairshuf/playlist.h> shuffle play: next, previous, seek, cycles
+ *   <fairshuf/weighted.h> weighted order, weighted sampling without replacement
  *
  * Link with -lfairshuf (pkg-config fairshuf); it depends on libsodium.
  */

@@ -75,5 +75,6 @@ int cmd_fair(int argc, char **argv);
 int cmd_attack(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_playlist(int argc, char **argv);
 
 #endif

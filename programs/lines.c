@@ -19,7 +19,8 @@
 #include "progress.h"
 #include "fairshuf/lines.h"
 #include "lines_opts.h"
-#include "out.h"
+#include "lines_out.h"
+#include "lines_quote.h"
 
 static const char usage_text[] =
     "Usage: %1$s [OPTION]... [FILE]\n"
@@ -68,162 +69,51 @@ static const char usage_text[] =
     "\n"
     "Without --seed or --random-source the order is keyed from the "
     "operating\n"
-    "system (ChaCha20).  Manual: fairshuf-lines(1); docs/lines.md.\n";
+    "system (ChaCha20).  -o FILE is replaced only when the run succeeds; "
+    "on a\n"
+    "failure FILE is left as it was.  --header=N -n 0 writes the header "
+    "only.\n"
+    "Manual: fairshuf-lines(1); docs/lines.md.\n";
 
+/* Everything one run needs; passed down, never global. */
 typedef struct run {
     lines_opts o;
     unsigned char delim;
     const char *tmpdir;
-    int out_fd;
+    cli_progress bar;      /* the shared reporter: progress.h */
+    lines_out out;         /* last: holds the output buffer */
 } run;
 
-static run R;
-
-/* ---------------------------------------------------------------- output */
-
-static int open_output(void *arg)
-{
-    (void)arg;
-    if (R.out_fd >= 0)
-        return R.out_fd;
-    if (R.o.output == NULL) {
-        R.out_fd = 1;
-        return 1;
-    }
-    int fd = open(R.o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        cli_die(CLI_FAIL, "%s: %s", R.o.output, strerror(errno));
-    R.out_fd = fd;
-    return fd;
-}
-
-/* GNU shuf writes through a stdio buffer of st_blksize bytes: a failure
- * in mid-output is reported, and then close_stdout reports "write error"
- * again; a failure at the final flush only once.  Same here. */
-static uint64_t out_total;
-
-_Noreturn static void write_failed(int err)
-{
-    struct stat st;
-    uint64_t blk = 4096;
-    if (fstat(R.out_fd, &st) == 0 && st.st_blksize > 0)
-        blk = (uint64_t)st.st_blksize;
-    cli_error("write error: %s", strerror(err));
-    if (out_total > blk)
-        cli_error("write error");
-    exit(CLI_FAIL);
-}
-
-/* Writes through a large buffer straight to the descriptor. */
-typedef struct wbuf {
-    size_t len;
-    unsigned char b[1 << 16];
-} wbuf;
-
-static void wflush(wbuf *w)
-{
-    size_t off = 0;
-    out_total += w->len;
-    while (off < w->len) {
-        ssize_t r = write(R.out_fd, w->b + off, w->len - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            write_failed(errno);
-        off += (size_t)r;
-    }
-    w->len = 0;
-}
-
-static void wput(wbuf *w, const void *p, size_t n)
-{
-    if (w->len + n > sizeof w->b) {
-        wflush(w);
-        if (n > sizeof w->b) {
-            const unsigned char *q = p;
-            out_total += n;
-            while (n > 0) {
-                ssize_t r = write(R.out_fd, q, n);
-                if (r < 0 && errno == EINTR)
-                    continue;
-                if (r < 0)
-                    write_failed(errno);
-                q += r;
-                n -= (size_t)r;
-            }
-            return;
-        }
-    }
-    memcpy(w->b + w->len, p, n);
-    w->len += n;
-}
-
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233"
-    "34353637383940414243444546474849505152535455565758596061626364656667"
-    "6869707172737475767778798081828384858687888990919293949596979899";
-
-/* A number and the delimiter, two digits per division. */
-static inline void wnum(wbuf *w, uint64_t v)
-{
-    char tmp[24];
-    int i = 24;
-    tmp[--i] = (char)R.delim;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100) * 2;
-        v /= 100;
-        tmp[--i] = digit_pairs[d + 1];
-        tmp[--i] = digit_pairs[d];
-    }
-    if (v >= 10) {
-        tmp[--i] = digit_pairs[v * 2 + 1];
-        tmp[--i] = digit_pairs[v * 2];
-    } else {
-        tmp[--i] = (char)('0' + v);
-    }
-    if (w->len + 24 > sizeof w->b)
-        wflush(w);
-    memcpy(w->b + w->len, tmp + i, (size_t)(24 - i));
-    w->len += (size_t)(24 - i);
-}
-
-static void finish_output(void)
-{
-    if (R.out_fd > 1 && close(R.out_fd) != 0)
-        cli_die(CLI_FAIL, "write error: %s", strerror(errno));
-}
-
 /* -------------------------------------------------------------- progress */
-
-static cli_progress bar; /* the shared reporter: progress.h */
 
 static void progress(void *arg, fs_lines_phase phase, uint64_t done,
                      uint64_t total)
 {
-    (void)arg;
+    run *R = arg;
     if (phase == FS_LINES_WRITING)
-        cli_progress_show(&bar, "writing", done, total, "lines");
+        cli_progress_show(&R->bar, "writing", done, total, "lines");
     else
-        cli_progress_show(&bar,
+        cli_progress_show(&R->bar,
                           phase == FS_LINES_SPILLING ? "spilling" : "reading",
                           done, 0, "bytes");
 }
 
-static void progress_end(void)
+static void progress_end(run *R)
 {
-    cli_progress_end(&bar);
+    cli_progress_end(&R->bar);
 }
 
 /* ----------------------------------------------------------------- input */
 
 /* Opens FILE (or stdin) as coreutils does: "FILE: why". */
-static int open_input(void)
+static int open_input(const run *R)
 {
-    if (R.o.noperands == 0 || strcmp(R.o.operands[0], "-") == 0)
+    if (R->o.noperands == 0 || strcmp(R->o.operands[0], "-") == 0)
         return 0;
-    int fd = open(R.o.operands[0], O_RDONLY | O_CLOEXEC);
+    int fd = open(R->o.operands[0], O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        cli_die(CLI_FAIL, "%s: %s", R.o.operands[0], strerror(errno));
+        cli_die(CLI_FAIL, "%s: %s", lines_quotef(R->o.operands[0]),
+                strerror(errno));
     return fd;
 }
 
@@ -242,47 +132,54 @@ typedef struct lineset {
     char **args;         /* -e operands */
 } lineset;
 
-static void read_lines(lineset *ls)
+static void read_lines(const run *R, lineset *ls)
 {
     memset(ls, 0, sizeof *ls);
-    if (R.o.echo) {
-        ls->args = R.o.operands;
-        ls->n = (uint64_t)R.o.noperands;
+    if (R->o.echo) {
+        ls->args = R->o.operands;
+        ls->n = (uint64_t)R->o.noperands;
         return;
     }
-    int fd = open_input();
+    int fd = open_input(R);
     size_t len;
-    int rc = fs_lines_read_all(fd, R.delim, &ls->buf, &len);
+    int rc = fs_lines_read_all(fd, R->delim, &ls->buf, &len);
     if (rc != FS_OK)
         read_error(rc, errno);
     if (fd > 0)
         close(fd);
-    ls->n = fs_lines_count(ls->buf, len, R.delim);
+    ls->n = fs_lines_count(ls->buf, len, R->delim);
     ls->starts = malloc(((size_t)ls->n + 1) * sizeof *ls->starts);
     if (ls->starts == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
-    fs_lines_index(ls->buf, len, R.delim, ls->starts);
+    fs_lines_index(ls->buf, len, R->delim, ls->starts);
 }
 
-static void put_line(wbuf *w, const lineset *ls, uint64_t i)
+static void put_line(run *R, const lineset *ls, uint64_t i)
 {
     if (ls->args) {
-        wput(w, ls->args[i], strlen(ls->args[i]));
-        wput(w, &R.delim, 1);
+        lines_out_put(&R->out, ls->args[i], strlen(ls->args[i]));
+        lines_out_put(&R->out, &R->delim, 1);
     } else {
-        wput(w, ls->buf + ls->starts[i],
-             ls->starts[i + 1] - ls->starts[i]);
+        lines_out_put(&R->out, ls->buf + ls->starts[i],
+                      ls->starts[i + 1] - ls->starts[i]);
     }
 }
 
-static void draw_check(int rc)
+static void put_header(run *R, const lineset *ls, uint64_t hdr)
+{
+    for (uint64_t i = 0; i < hdr; i++)
+        put_line(R, ls, i);
+}
+
+static void draw_check(const run *R, int rc)
 {
     if (rc == FS_OK)
         return;
     if (rc == FS_EEOF)
-        cli_die(CLI_FAIL, "'%s': end of file", R.o.random_source);
+        cli_die(CLI_FAIL, "%s: end of file", lines_quoteaf(R->o.random_source));
     if (rc == FS_EIO)
-        cli_die(CLI_FAIL, "%s: %s", R.o.random_source, strerror(errno));
+        cli_die(CLI_FAIL, "%s: read error: %s",
+                lines_quoteaf(R->o.random_source), strerror(errno));
     if (rc == FS_ENOMEM)
         cli_die(CLI_FAIL, "memory exhausted");
     cli_die(CLI_FAIL, "random source: %s", fs_strerror(rc));
@@ -290,87 +187,82 @@ static void draw_check(int rc)
 
 /* ----------------------------------------------------------------- modes */
 
-/* -r: with replacement, endless without -n. */
-static int run_repeat(const fs_draws *d, lineset *ls, uint64_t hdr)
+/* -r: with replacement, endless without -n.  Output streams as drawn (an
+ * endless run cannot wait); a failed draw ends it with exit 1. */
+static int run_repeat(run *R, const fs_draws *d, lineset *ls, uint64_t hdr)
 {
-    uint64_t n = R.o.have_range ? R.o.hi - R.o.lo + 1 : ls->n - hdr;
+    uint64_t n = R->o.have_range ? R->o.hi - R->o.lo + 1 : ls->n - hdr;
     if (n == 0)
         cli_die(CLI_FAIL, "no lines to repeat");
-    open_output(NULL);
-    static wbuf w;
-    for (uint64_t i = 0; i < hdr; i++)
-        put_line(&w, ls, i);
-    for (uint64_t k = 0; k < R.o.head; k++) {
+    lines_out_open(&R->out);
+    put_header(R, ls, hdr);
+    for (uint64_t k = 0; k < R->o.head; k++) {
         uint64_t j;
-        draw_check(fs_draws_below(d, n, &j));
-        if (R.o.have_range)
-            wnum(&w, R.o.lo + j);
+        draw_check(R, fs_draws_below(d, n, &j));
+        if (R->o.have_range)
+            lines_out_num(&R->out, R->o.lo + j);
         else
-            put_line(&w, ls, hdr + j);
+            put_line(R, ls, hdr + j);
     }
-    wflush(&w);
     return CLI_OK;
 }
 
-/* -i, and lines in GNU mode: forward Fisher-Yates (GNU's randperm). */
-static void permute(const fs_draws *d, uint64_t n, uint64_t h,
-                    void (*emit)(wbuf *, const void *, uint64_t),
-                    const void *ctx, int output_first)
+/* What permute writes: numbers LO + v (-i), or lines base + map[v]. */
+typedef struct emit_ctx {
+    const lineset *ls;   /* NULL: numbers */
+    uint64_t base;       /* header lines before the shuffled ones */
+    const uint64_t *map; /* reservoir: slot -> line, or NULL */
+} emit_ctx;
+
+static void emit(run *R, const emit_ctx *c, uint64_t v)
+{
+    if (c->ls == NULL)
+        lines_out_num(&R->out, R->o.lo + v);
+    else
+        put_line(R, c->ls, c->base + (c->map ? c->map[v] : v));
+}
+
+/* -i, and lines in GNU mode: forward Fisher-Yates (GNU's randperm), h of
+ * n values, after the header lines of c (if any). */
+static void permute(run *R, const fs_draws *d, uint64_t n, uint64_t h,
+                    const emit_ctx *c, int output_first)
 {
     fs_fyperm *p;
-    int rc = fs_fyperm_new(&p, n, h);
-    if (rc != FS_OK)
+    if (fs_fyperm_new(&p, n, h) != FS_OK)
         cli_die(CLI_FAIL, "memory exhausted");
-    static wbuf w;
-    static uint64_t v[4096];
     if (output_first) { /* nothing to wait for: stream the output */
-        open_output(NULL);
+        lines_out_open(&R->out);
+        uint64_t v[4096];
         for (uint64_t i = 0; i < h;) {
-            size_t c = h - i < 4096 ? (size_t)(h - i) : 4096;
-            draw_check(fs_fyperm_next(p, d, v, c));
-            for (size_t k = 0; k < c; k++)
-                emit(&w, ctx, v[k]);
-            i += c;
+            size_t k = h - i < 4096 ? (size_t)(h - i) : 4096;
+            draw_check(R, fs_fyperm_next(p, d, v, k));
+            for (size_t j = 0; j < k; j++)
+                emit(R, c, v[j]);
+            i += k;
         }
-    } else { /* draw all first: a short random source leaves -o F alone */
+    } else { /* every draw first: a short source writes nothing at all */
         if (h > SIZE_MAX / sizeof(uint64_t))
             cli_die(CLI_FAIL, "memory exhausted");
         uint64_t *all = malloc((size_t)(h ? h : 1) * sizeof *all);
         if (all == NULL)
             cli_die(CLI_FAIL, "memory exhausted");
-        draw_check(fs_fyperm_next(p, d, all, (size_t)h));
-        open_output(NULL);
+        draw_check(R, fs_fyperm_next(p, d, all, (size_t)h));
+        lines_out_open(&R->out);
+        if (c->ls)
+            put_header(R, c->ls, c->base);
         for (uint64_t i = 0; i < h; i++)
-            emit(&w, ctx, all[i]);
+            emit(R, c, all[i]);
         free(all);
     }
     fs_fyperm_free(p);
-    wflush(&w);
-}
-
-static void emit_number(wbuf *w, const void *ctx, uint64_t v)
-{
-    (void)ctx;
-    wnum(w, R.o.lo + v);
-}
-
-typedef struct line_ctx {
-    const lineset *ls;
-    uint64_t base;       /* header lines before the shuffled ones */
-    const uint64_t *map; /* reservoir: rank -> line, or NULL */
-} line_ctx;
-
-static void emit_line(wbuf *w, const void *ctx, uint64_t v)
-{
-    const line_ctx *c = ctx;
-    put_line(w, c->ls, c->base + (c->map ? c->map[v] : v));
 }
 
 /* GNU's choice of code path for FILE/stdin with -n: reservoir sampling
  * unless the input is a regular file of at most 8 MiB. */
-static int gnu_uses_reservoir(int fd)
+static int gnu_uses_reservoir(const run *R, int fd)
 {
-    if (R.o.head == UINT64_MAX || R.o.repeat || R.o.echo || R.o.have_range)
+    if (R->o.head == UINT64_MAX || R->o.head == 0 || R->o.repeat ||
+        R->o.echo || R->o.have_range)
         return 0;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -380,75 +272,55 @@ static int gnu_uses_reservoir(int fd)
     return size > 8 * 1024 * 1024;
 }
 
-/* GNU's read_input_reservoir_sampling, replayed on lines already read:
- * the same draws (including its extra draw at end of input). */
-static uint64_t *reservoir(const fs_draws *d, uint64_t n, uint64_t k,
-                           uint64_t *kept)
+/* --random-source: GNU's algorithms over GNU's draws. */
+static int run_gnu(run *R)
 {
-    uint64_t m = n < k ? n : k;
-    uint64_t *r = malloc((size_t)(m ? m : 1) * sizeof *r);
-    if (r == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    for (uint64_t i = 0; i < m; i++)
-        r[i] = i;
-    if (n >= k) {
-        for (uint64_t t = k;; t++) {
-            uint64_t j;
-            draw_check(fs_draws_below(d, t + 1, &j));
-            if (t == n)
-                break;
-            if (j < k)
-                r[j] = t;
-        }
-    }
-    *kept = m;
-    return r;
-}
-
-static int run_gnu(void)
-{
-    int rfd = -1;
     lineset ls;
+    memset(&ls, 0, sizeof ls);
     int reservoir_path = 0;
-    if (!R.o.have_range) {
-        if (!R.o.echo) {
-            int fd = open_input();
-            reservoir_path = gnu_uses_reservoir(fd);
+    if (!R->o.have_range) {
+        if (!R->o.echo) {
+            int fd = open_input(R);
+            reservoir_path = gnu_uses_reservoir(R, fd);
             if (fd > 0)
                 close(fd);
         }
-        read_lines(&ls);
-    } else {
-        memset(&ls, 0, sizeof ls);
+        read_lines(R, &ls);
     }
-    rfd = open(R.o.random_source, O_RDONLY | O_CLOEXEC);
+    uint64_t hdr = R->o.header < ls.n ? R->o.header : ls.n;
+    if (R->o.head == 0) { /* only a header: no draw, no random source */
+        lines_out_open(&R->out);
+        put_header(R, &ls, hdr);
+        free(ls.buf);
+        free(ls.starts);
+        return CLI_OK;
+    }
+    int rfd = open(R->o.random_source, O_RDONLY | O_CLOEXEC);
     if (rfd < 0)
-        cli_die(CLI_FAIL, "%s: %s", R.o.random_source, strerror(errno));
+        cli_die(CLI_FAIL, "%s: %s", lines_quotef(R->o.random_source),
+                strerror(errno));
     fs_gnurand *g;
     if (fs_gnurand_new(&g, rfd, NULL, 0) != FS_OK)
         cli_die(CLI_FAIL, "memory exhausted");
     fs_draws d = {g, NULL};
-    uint64_t hdr = R.o.have_range ? 0 : (R.o.header < ls.n ? R.o.header : ls.n);
-    if (R.o.repeat) {
-        run_repeat(&d, &ls, hdr);
-    } else if (R.o.have_range) {
-        uint64_t n = R.o.hi - R.o.lo + 1;
-        permute(&d, n, R.o.head < n ? R.o.head : n, emit_number, NULL, 0);
+    if (R->o.repeat) {
+        run_repeat(R, &d, &ls, hdr);
+    } else if (R->o.have_range) {
+        uint64_t n = R->o.hi - R->o.lo + 1;
+        emit_ctx c = {NULL, 0, NULL};
+        permute(R, &d, n, R->o.head < n ? R->o.head : n, &c, 0);
     } else {
         uint64_t n = ls.n - hdr, kept = n;
         uint64_t *map = NULL;
-        if (reservoir_path)
-            map = reservoir(&d, n, R.o.head, &kept);
-        line_ctx c = {&ls, hdr, map};
-        uint64_t h = R.o.head < kept ? R.o.head : kept;
-        if (hdr) { /* an extension: header lines come first */
-            open_output(NULL);
-            static wbuf w;
-            for (uint64_t i = 0; i < hdr; i++)
-                put_line(&w, &ls, i);
-            wflush(&w);
+        if (reservoir_path) {
+            uint64_t m = n < R->o.head ? n : R->o.head;
+            map = malloc((size_t)(m ? m : 1) * sizeof *map);
+            if (map == NULL)
+                cli_die(CLI_FAIL, "memory exhausted");
+            draw_check(R, fs_lines_reservoir(&d, n, R->o.head, map, &kept));
         }
-        permute(&d, kept, h, emit_line, &c, 0);
+        emit_ctx c = {&ls, hdr, map};
+        permute(R, &d, kept, R->o.head < kept ? R->o.head : kept, &c, 0);
         free(map);
     }
     fs_gnurand_free(g);
@@ -458,25 +330,25 @@ static int run_gnu(void)
     return CLI_OK;
 }
 
-static void make_key(uint8_t key[32])
+static void make_key(const run *R, uint8_t key[32])
 {
-    int rc = R.o.seed ? fs_seed_to_key(R.o.seed, key) : fs_os_random(key, 32);
+    int rc = R->o.seed ? fs_seed_to_key(R->o.seed, key) : fs_os_random(key, 32);
     if (rc != FS_OK)
         cli_die(CLI_FAIL, "cannot key the generator: %s", fs_strerror(rc));
 }
 
-static fs_rng *make_rng(void)
+static fs_rng *make_rng(const run *R)
 {
     fs_rng *rng;
-    int rc = fs_rng_new(&rng, "chacha20", R.o.seed);
+    int rc = fs_rng_new(&rng, "chacha20", R->o.seed);
     if (rc != FS_OK)
         cli_die(CLI_FAIL, "cannot create generator: %s", fs_strerror(rc));
     return rng;
 }
 
-static void engine_error(int rc, const fs_lines_result *res)
+static void engine_error(run *R, int rc, const fs_lines_result *res)
 {
-    progress_end();
+    progress_end(R);
     if (rc == FS_ENOMEM)
         cli_die(CLI_FAIL, "memory exhausted");
     if (rc == FS_EIO) {
@@ -484,11 +356,10 @@ static void engine_error(int rc, const fs_lines_result *res)
         case FS_LINES_INPUT:
             cli_die(CLI_FAIL, "read error: %s", strerror(res->err));
         case FS_LINES_OUTPUT:
-            out_total = res->out_bytes;
-            write_failed(res->err);
+            lines_out_failed(&R->out, res->out_bytes, res->err);
         case FS_LINES_TEMP:
-            cli_die(CLI_FAIL, "temporary file in '%s': %s", R.tmpdir,
-                    strerror(res->err));
+            cli_die(CLI_FAIL, "temporary file in %s: %s",
+                    lines_quoteaf(R->tmpdir), strerror(res->err));
         default:
             break;
         }
@@ -496,64 +367,85 @@ static void engine_error(int rc, const fs_lines_result *res)
     cli_die(CLI_FAIL, "%s", fs_strerror(rc));
 }
 
-static int run_keyed(void)
+/* -i or -r without --random-source: draws from the seeded or OS stream. */
+static int run_drawn(run *R)
 {
-    if (R.o.have_range || R.o.repeat) {
-        fs_rng *rng = make_rng();
-        fs_draws d = {NULL, rng};
-        if (R.o.have_range && !R.o.repeat) {
-            uint64_t n = R.o.hi - R.o.lo + 1;
-            permute(&d, n, R.o.head < n ? R.o.head : n, emit_number, NULL, 1);
+    fs_rng *rng = make_rng(R);
+    fs_draws d = {NULL, rng};
+    if (R->o.have_range && !R->o.repeat) {
+        uint64_t n = R->o.hi - R->o.lo + 1;
+        emit_ctx c = {NULL, 0, NULL};
+        permute(R, &d, n, R->o.head < n ? R->o.head : n, &c, 1);
+    } else {
+        lineset ls;
+        if (!R->o.have_range)
+            read_lines(R, &ls);
+        else
+            memset(&ls, 0, sizeof ls);
+        uint64_t hdr = R->o.header < ls.n ? R->o.header : ls.n;
+        if (R->o.head == 0) {
+            lines_out_open(&R->out);
+            put_header(R, &ls, hdr);
         } else {
-            lineset ls;
-            if (!R.o.have_range)
-                read_lines(&ls);
-            else
-                memset(&ls, 0, sizeof ls);
-            uint64_t hdr = R.o.header < ls.n ? R.o.header : ls.n;
-            run_repeat(&d, &ls, hdr);
-            free(ls.buf);
-            free(ls.starts);
+            run_repeat(R, &d, &ls, hdr);
         }
-        fs_rng_free(rng);
-        return CLI_OK;
+        free(ls.buf);
+        free(ls.starts);
     }
+    fs_rng_free(rng);
+    return CLI_OK;
+}
+
+/* -e: the operands may contain the delimiter, so order indices. */
+static int run_echo_keyed(run *R, const uint8_t key[32])
+{
+    uint64_t n = (uint64_t)R->o.noperands;
+    uint64_t hdr = R->o.header < n ? R->o.header : n;
+    uint64_t *order = malloc((size_t)(n - hdr + 1) * sizeof *order);
+    if (order == NULL || fs_lines_order(key, n - hdr, order) != FS_OK)
+        cli_die(CLI_FAIL, "memory exhausted");
+    lines_out_open(&R->out);
+    lineset ls = {NULL, n, NULL, R->o.operands};
+    put_header(R, &ls, hdr);
+    for (uint64_t i = 0; i < n - hdr && i < R->o.head; i++)
+        put_line(R, &ls, hdr + order[i]);
+    free(order);
+    return CLI_OK;
+}
+
+static int open_output_cb(void *arg)
+{
+    return lines_out_open(arg);
+}
+
+static int run_keyed(run *R)
+{
+    if (R->o.have_range || R->o.repeat)
+        return run_drawn(R);
     fs_lines_config c;
     memset(&c, 0, sizeof c);
-    make_key(c.key);
-    if (R.o.echo) { /* operands may contain the delimiter: order indices */
-        uint64_t n = (uint64_t)R.o.noperands;
-        uint64_t hdr = R.o.header < n ? R.o.header : n;
-        uint64_t *order = malloc((size_t)(n - hdr + 1) * sizeof *order);
-        if (order == NULL || fs_lines_order(c.key, n - hdr, order) != FS_OK)
-            cli_die(CLI_FAIL, "memory exhausted");
-        open_output(NULL);
-        static wbuf w;
-        lineset ls = {NULL, n, NULL, R.o.operands};
-        for (uint64_t i = 0; i < hdr; i++)
-            put_line(&w, &ls, i);
-        for (uint64_t i = 0; i < n - hdr && i < R.o.head; i++)
-            put_line(&w, &ls, hdr + order[i]);
-        wflush(&w);
-        free(order);
-        return CLI_OK;
-    }
-    c.delim = R.delim;
-    c.head = R.o.head;
-    c.header = R.o.header;
-    c.memory = (size_t)R.o.memory;
-    c.tmpdir = R.tmpdir;
-    c.threads = R.o.threads;
-    c.open_output = open_output;
+    make_key(R, c.key);
+    if (R->o.echo)
+        return run_echo_keyed(R, c.key);
+    c.delim = R->delim;
+    c.head = R->o.head;
+    c.header = R->o.header;
+    c.memory = (size_t)R->o.memory;
+    c.tmpdir = R->tmpdir;
+    c.threads = R->o.threads;
+    c.open_output = open_output_cb;
+    c.output_arg = &R->out;
     c.progress = progress;
-    int fd = open_input();
+    c.progress_arg = R;
+    int fd = open_input(R);
     fs_lines_result res;
     int rc = fs_lines_shuffle(fd, &c, &res);
     if (rc != FS_OK)
-        engine_error(rc, &res);
-    progress_end();
+        engine_error(R, rc, &res);
+    progress_end(R);
     if (fd > 0)
         close(fd);
+    R->out.total += res.out_bytes; /* for the final flush's message */
     return CLI_OK;
 }
 
@@ -569,16 +461,15 @@ static void guard_std_fds(void)
         (void)open("/dev/null", O_RDONLY);
 }
 
-int cmd_lines(int argc, char **argv)
+/* Parses argv into R->o; handles --help, --version and usage errors. */
+static void parse(run *R, int argc, char **argv, const char *sub)
 {
-    guard_std_fds();
     char msg[8192];
     int try_help;
     char *saved = argv[0];
     argv[0] = (char *)cli_prog; /* getopt's messages start with it */
-    int rc = lines_parse(argc, argv, &R.o, 0, msg, sizeof msg, &try_help);
+    int rc = lines_parse(argc, argv, &R->o, 0, msg, sizeof msg, &try_help);
     argv[0] = saved;
-    const char *sub = strcmp(cli_prog, "shuf") == 0 ? NULL : "lines";
     if (rc != 0) {
         if (msg[0])
             cli_error("%s", msg);
@@ -586,30 +477,47 @@ int cmd_lines(int argc, char **argv)
             cli_try_help(sub, rc);
         exit(rc);
     }
-    if (R.o.help) {
+    if (R->o.help) {
         printf(usage_text, sub ? "fairshuf lines" : cli_prog);
         exit(CLI_OK);
     }
-    if (R.o.version)
+    if (R->o.version)
         cli_version(sub);
-    R.delim = R.o.zero ? '\0' : '\n';
-    R.out_fd = -1;
-    cli_progress_init(&bar, R.o.progress);
-    R.tmpdir = R.o.tmpdir ? R.o.tmpdir : getenv("TMPDIR");
-    if (R.tmpdir == NULL || *R.tmpdir == '\0')
-        R.tmpdir = "/tmp";
-    if (R.o.threads == 0) {
+}
+
+static void defaults(run *R)
+{
+    R->delim = R->o.zero ? '\0' : '\n';
+    cli_progress_init(&R->bar, R->o.progress);
+    R->tmpdir = R->o.tmpdir ? R->o.tmpdir : getenv("TMPDIR");
+    if (R->tmpdir == NULL || *R->tmpdir == '\0')
+        R->tmpdir = "/tmp";
+    if (R->o.threads == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        R.o.threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+        R->o.threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
     }
-    if (R.o.head == 0) { /* GNU: reads nothing, opens no input */
-        open_output(NULL);
-        finish_output();
-        return CLI_OK;
+    lines_out_init(&R->out, R->o.output, R->delim);
+}
+
+int cmd_lines(int argc, char **argv)
+{
+    guard_std_fds();
+    run *R = calloc(1, sizeof *R);
+    if (R == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    const char *sub = strcmp(cli_prog, "shuf") == 0 ? NULL : "lines";
+    parse(R, argc, argv, sub);
+    defaults(R);
+    int rc = CLI_OK;
+    if (R->o.head == 0 && R->o.header == 0) {
+        /* GNU: reads nothing, opens no input */
+        lines_out_open(&R->out);
+    } else {
+        if (R->o.echo && R->o.repeat && R->o.noperands == 0)
+            cli_die(CLI_FAIL, "no lines to repeat");
+        rc = R->o.random_source ? run_gnu(R) : run_keyed(R);
     }
-    if (R.o.echo && R.o.repeat && R.o.noperands == 0)
-        cli_die(CLI_FAIL, "no lines to repeat");
-    rc = R.o.random_source ? run_gnu() : run_keyed();
-    finish_output();
+    lines_out_commit(&R->out);
+    free(R);
     return rc;
 }

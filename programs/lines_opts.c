@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "lines_opts.h"
+#include "lines_quote.h"
 
 enum {
     OPT_RANDOM_SOURCE = 256, OPT_SEED, OPT_MEMORY, OPT_THREADS,
@@ -66,10 +68,14 @@ static int parse_umax(const char *s, uint64_t *out)
     return 0;
 }
 
+/* msg = fmt with arg quoted as GNU's quote() does, then ": why". */
 static int opt_fail(char *msg, size_t len, const char *fmt, const char *arg,
                 const char *why)
 {
-    int k = snprintf(msg, len, fmt, arg);
+    char *q = lines_quoteaf(arg);
+    int k = snprintf(msg, len, fmt, q);
+    if (q != arg)
+        free(q);
     if (why && k >= 0 && (size_t)k < len)
         snprintf(msg + k, len - (size_t)k, ": %s", why);
     return CLI_FAIL;
@@ -81,7 +87,7 @@ static int parse_range(const char *arg, lines_opts *o, char *msg, size_t len)
 {
     const char *dash = strchr(arg, '-');
     char lo_s[4096];
-    const char *fmt = "invalid input range: '%s'";
+    const char *fmt = "invalid input range: %s";
     if (dash == NULL)
         return opt_fail(msg, len, fmt, arg, NULL);
     size_t ll = (size_t)(dash - arg);
@@ -102,6 +108,118 @@ static int parse_range(const char *arg, lines_opts *o, char *msg, size_t len)
     return 0;
 }
 
+/* A message and CLI_FAIL (the "Try --help" line too when try is set). */
+static int usage_fail(char *msg, size_t len, int *try_help, int try, const char *m)
+{
+    snprintf(msg, len, "%s", m);
+    *try_help = try;
+    return CLI_FAIL;
+}
+
+/* The options of GNU shuf 9.1 (e i n o random-source r z). */
+static int gnu_option(int c, const char *arg, lines_opts *o, char *msg,
+                      size_t len)
+{
+    uint64_t v;
+    int rc;
+    switch (c) {
+    case 'e': o->echo = 1; return 0;
+    case 'r': o->repeat = 1; return 0;
+    case 'z': o->zero = 1; return 0;
+    case 'i':
+        if (o->have_range) {
+            snprintf(msg, len, "multiple -i options specified");
+            return CLI_FAIL;
+        }
+        o->have_range = 1;
+        return parse_range(arg, o, msg, len);
+    case 'n':
+        rc = parse_umax(arg, &v);
+        if (rc == 0 && v < o->head)
+            o->head = v;
+        else if (rc == -1)
+            return opt_fail(msg, len, "invalid line count: %s", arg, NULL);
+        return 0;
+    case 'o':
+        if (o->output && strcmp(o->output, arg) != 0) {
+            snprintf(msg, len, "multiple output files specified");
+            return CLI_FAIL;
+        }
+        o->output = arg;
+        return 0;
+    default: /* OPT_RANDOM_SOURCE */
+        if (o->random_source && strcmp(o->random_source, arg) != 0) {
+            snprintf(msg, len, "multiple random sources specified");
+            return CLI_FAIL;
+        }
+        o->random_source = arg;
+        return 0;
+    }
+}
+
+/* fairshuf's extensions. */
+static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
+                      size_t len)
+{
+    uint64_t v;
+    int rc;
+    switch (c) {
+    case OPT_SEED:
+        if (cli_seed_problem(arg)) {
+            snprintf(msg, len, "%s", cli_seed_problem(arg));
+            return CLI_FAIL;
+        }
+        o->seed = arg;
+        return 0;
+    case OPT_MEMORY:
+        if (cli_parse_size(arg, &v) != 0 || v < 4096)
+            return opt_fail(msg, len, "invalid memory size: %s", arg, NULL);
+        o->memory = v;
+        return 0;
+    case 'T': o->tmpdir = arg; return 0;
+    case OPT_THREADS:
+        if (parse_umax(arg, &v) != 0 || v < 1 || v > 256)
+            return opt_fail(msg, len, "invalid thread count: %s (1 to 256)",
+                            arg, NULL);
+        o->threads = (unsigned)v;
+        return 0;
+    case OPT_PROGRESS: o->progress = 1; return 0;
+    case OPT_NO_PROGRESS: o->progress = 0; return 0;
+    default: /* OPT_HEADER */
+        rc = parse_umax(arg, &v);
+        if (rc == -1)
+            return opt_fail(msg, len, "invalid header line count: %s", arg,
+                            NULL);
+        o->header = rc == -2 ? UINT64_MAX : v;
+        o->have_header = 1;
+        return 0;
+    }
+}
+
+/* The checks after all options, in GNU's order, then the extensions'. */
+static int check_operands(lines_opts *o, char *msg, size_t len,
+                          int *try_help)
+{
+    if (o->echo && o->have_range)
+        return usage_fail(msg, len, try_help, 1, "cannot combine -e and -i options");
+    const char *extra = NULL;
+    if (o->have_range && o->noperands > 0)
+        extra = o->operands[0];
+    else if (!o->echo && !o->have_range && o->noperands > 1)
+        extra = o->operands[1];
+    if (extra) {
+        *try_help = 1;
+        return opt_fail(msg, len, "extra operand %s", extra, NULL);
+    }
+    if (o->seed && o->random_source)
+        return usage_fail(msg, len, try_help, 1,
+                    "cannot combine --seed and --random-source");
+    if (o->have_header && o->have_range) /* numbers have no header line */
+        return usage_fail(msg, len, try_help, 1,
+                    "cannot combine --header and -i options");
+    return 0;
+}
+
 int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
                 size_t msglen, int *try_help)
 {
@@ -115,105 +233,21 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
     int c;
     while ((c = getopt_long(argc, argv, "ei:n:o:rzT:", long_opts, NULL)) !=
            -1) {
-        uint64_t v;
         int rc;
-        switch (c) {
-        case 'e': o->echo = 1; break;
-        case 'i':
-            if (o->have_range) {
-                snprintf(msg, msglen, "multiple -i options specified");
-                return CLI_FAIL;
-            }
-            o->have_range = 1;
-            if (parse_range(optarg, o, msg, msglen) != 0)
-                return CLI_FAIL;
-            break;
-        case 'n':
-            rc = parse_umax(optarg, &v);
-            if (rc == 0) {
-                if (v < o->head)
-                    o->head = v;
-            } else if (rc != -2) {
-                return opt_fail(msg, msglen, "invalid line count: '%s'", optarg,
-                            NULL);
-            }
-            break;
-        case 'o':
-            if (o->output && strcmp(o->output, optarg) != 0) {
-                snprintf(msg, msglen, "multiple output files specified");
-                return CLI_FAIL;
-            }
-            o->output = optarg;
-            break;
-        case OPT_RANDOM_SOURCE:
-            if (o->random_source && strcmp(o->random_source, optarg) != 0) {
-                snprintf(msg, msglen, "multiple random sources specified");
-                return CLI_FAIL;
-            }
-            o->random_source = optarg;
-            break;
-        case 'r': o->repeat = 1; break;
-        case 'z': o->zero = 1; break;
-        case OPT_SEED:
-            if (cli_seed_problem(optarg)) {
-                snprintf(msg, msglen, "%s", cli_seed_problem(optarg));
-                return CLI_FAIL;
-            }
-            o->seed = optarg;
-            break;
-        case OPT_MEMORY:
-            if (cli_parse_size(optarg, &v) != 0 || v < 4096) {
-                opt_fail(msg, msglen, "invalid memory size: '%s'", optarg,
-                     NULL);
-                return CLI_FAIL;
-            }
-            o->memory = v;
-            break;
-        case 'T': o->tmpdir = optarg; break;
-        case OPT_THREADS:
-            if (parse_umax(optarg, &v) != 0 || v < 1 || v > 256)
-                return opt_fail(msg, msglen,
-                            "invalid thread count: '%s' (1 to 256)", optarg,
-                            NULL);
-            o->threads = (unsigned)v;
-            break;
-        case OPT_PROGRESS: o->progress = 1; break;
-        case OPT_NO_PROGRESS: o->progress = 0; break;
-        case OPT_HEADER:
-            rc = parse_umax(optarg, &v);
-            if (rc == -1)
-                return opt_fail(msg, msglen, "invalid header line count: '%s'",
-                            optarg, NULL);
-            o->header = rc == -2 ? UINT64_MAX : v;
-            break;
-        case OPT_HELP: o->help = 1; return 0;
-        case OPT_VERSION: o->version = 1; return 0;
-        default:
-            *try_help = 1;
-            return CLI_FAIL;
+        if (c == OPT_HELP || c == OPT_VERSION) {
+            *(c == OPT_HELP ? &o->help : &o->version) = 1;
+            return 0;
         }
+        if ((c < 256 && strchr("einorz", c)) || c == OPT_RANDOM_SOURCE)
+            rc = gnu_option(c, optarg, o, msg, msglen);
+        else if (c == '?' || c == ':')
+            return usage_fail(msg, msglen, try_help, 1, "");
+        else
+            rc = ext_option(c, optarg, o, msg, msglen);
+        if (rc != 0)
+            return rc;
     }
     o->operands = argv + optind;
     o->noperands = argc - optind;
-    if (o->echo && o->have_range) {
-        snprintf(msg, msglen, "cannot combine -e and -i options");
-        *try_help = 1;
-        return CLI_FAIL;
-    }
-    const char *extra = NULL;
-    if (o->have_range && o->noperands > 0)
-        extra = o->operands[0];
-    else if (!o->echo && !o->have_range && o->noperands > 1)
-        extra = o->operands[1];
-    if (extra) {
-        opt_fail(msg, msglen, "extra operand '%s'", extra, NULL);
-        *try_help = 1;
-        return CLI_FAIL;
-    }
-    if (o->seed && o->random_source) {
-        snprintf(msg, msglen, "cannot combine --seed and --random-source");
-        *try_help = 1;
-        return CLI_FAIL;
-    }
-    return 0;
+    return check_operands(o, msg, msglen, try_help);
 }

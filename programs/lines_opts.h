@@ -14,6 +14,7 @@ typedef struct lines_opts {
     uint64_t lo, hi;         /* the range LO..HI (count may be 0) */
     uint64_t head;           /* UINT64_MAX: all */
     uint64_t header;
+    int have_header;         /* --header given (even =0) */
     uint64_t memory;         /* 0: default */
     unsigned threads;        /* 0: default */
     const char *output, *random_source, *seed, *tmpdir;

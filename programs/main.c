@@ -19,6 +19,7 @@ static const struct {
     {"attack", cmd_attack, "reproduce the 1999 online poker attack"},
     {"verify", cmd_verify, "fairness lab: statistical tests and pictures"},
     {"bench", cmd_bench, "performance against std::shuffle, GSL, GNU shuf"},
+    {"playlist", cmd_playlist, "shuffle play: next, previous, cycles"},
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "out.h"
+#include "perm_lazy.h"
 
 static const char usage_text[] =
     "Usage: fairshuf perm [OPTION]... N\n"
@@ -18,6 +19,11 @@ static const char usage_text[] =
     "  -s, --seed=S         reproducible output: the same S gives the same\n"
     "                       permutations on every run and platform\n"
     "  -1, --one-based      number from 1 to N\n"
+    "      --lazy           keyed permutation, O(1) memory, any N < 2^64; with\n"
+    "                       --count=K, K orders under derived keys\n"
+    "      --at=I           print only the item at position I (implies --lazy)\n"
+    "      --inverse=J      print only the position of item J (implies --lazy)\n"
+    "      --range=A-B      print positions A to B (implies --lazy)\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
@@ -26,7 +32,10 @@ static const char usage_text[] =
     "  fairshuf perm 10\n"
     "  fairshuf perm 4 --count=3 --seed=demo\n"
     "  fairshuf perm 52 --algorithm=asf-1999 --rng=delphi --seed=0\n"
+    "  fairshuf perm 18446744073709551615 --at=12345 --seed=demo\n"
     "  fairshuf perm -1 7\n"
+    "--lazy orders are pseudo-random permutations (docs/keyed.md), not exact\n"
+    "uniform draws over all N! orders.\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 int cmd_perm(int argc, char **argv)
@@ -37,17 +46,23 @@ int cmd_perm(int argc, char **argv)
         {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"one-based", no_argument, NULL, '1'},
+        {"lazy", no_argument, NULL, 'l'},
+        {"at", required_argument, NULL, 'A'},
+        {"inverse", required_argument, NULL, 'I'},
+        {"range", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     uint64_t count = 1;
     const char *alg_name = "auto", *rng_name = NULL, *seed = NULL;
     int one_based = 0;
+    perm_lazy_opts lazy = {0};
 
     /* getopt_long alone reads the arguments: "-1" is --one-based wherever
      * it stands, and an option's value may look like a negative number
      * (--seed -5).  A stray "-5" is an invalid option (cli_bad_option). */
     int c;
+    /* --lazy is long-only: -l is deal's and fair's --lang */
     while ((c = getopt_long(argc, argv, "c:a:G:s:1", opts, NULL)) != -1) {
         switch (c) {
         case 'c': count = cli_u64_or_die("count", optarg); break;
@@ -55,6 +70,10 @@ int cmd_perm(int argc, char **argv)
         case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case '1': one_based = 1; break;
+        case 'l': lazy.lazy = 1; break;
+        case 'A': lazy.at = optarg; lazy.lazy = 1; break;
+        case 'I': lazy.inverse = optarg; lazy.lazy = 1; break;
+        case 'R': lazy.range = optarg; lazy.lazy = 1; break;
         case 'h': cli_help("perm", usage_text);
         case 'V': cli_version("perm");
         default: cli_bad_option("perm");
@@ -70,6 +89,12 @@ int cmd_perm(int argc, char **argv)
     if (optind + 1 < argc) {
         cli_error("extra operand '%s'", argv[optind + 1]);
         cli_try_help("perm", CLI_USAGE);
+    }
+    if (lazy.lazy) {
+        if (rng_name || strcmp(alg_name, "auto") != 0)
+            cli_die(CLI_USAGE, "--lazy takes no --rng or --algorithm: it is "
+                               "keyed (docs/keyed.md)");
+        return perm_lazy_run(&lazy, argv[optind], count, seed, one_based);
     }
     uint64_t n = cli_u64_or_die("size", argv[optind]);
     if (n > SIZE_MAX / sizeof(uint64_t))

@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# setup.sh -- make sure the Debian packages fairshuf builds and tests with
-# are installed.  As root, installs what is missing with apt-get; otherwise
-# names the missing packages and fails.
+# setup.sh -- make sure the Debian packages fairshuf needs are installed.
+#   scripts/setup.sh build   what `make` and `make demo` need
+#   scripts/setup.sh         (or `test`) that plus what `make check` needs
+# As root, installs what is missing with apt-get; otherwise names the
+# missing packages and fails.
 set -euo pipefail
 
 # What each is for (README "Dependencies" says the same):
-#   build-essential g++ pkgconf   compilers, make; C++ only for bench baselines
-#   libsodium-dev                 ChaCha20, SHA-256, HMAC (the library)
-#   libcmocka-dev                 unit test framework
-#   libgsl-dev                    independent reference in tests, bench baseline
-#   bats                          CLI tests
-#   dieharder                     generator battery (quick subset in the suite)
-#   clang                         second compiler for -Werror checks
-#   python3                       test helpers (stream spec, XML check)
-#   cmake                         tests that the installed package is consumable
-#   python3-cryptography          the provably-fair reference checker (tests)
-packages=(build-essential g++ pkgconf libsodium-dev libcmocka-dev libgsl-dev
-          bats dieharder clang python3 python3-cryptography cmake)
+build=(
+    build-essential   # C compiler, make, ar
+    pkgconf           # finds libsodium's flags
+    libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+)
+test=(
+    g++               # the std::shuffle benchmark baseline (make bench)
+    libcmocka-dev     # unit test framework
+    libgsl-dev        # independent reference in tests, bench baseline
+    bats              # CLI tests
+    dieharder         # generator battery (quick subset in the suite)
+    clang             # second compiler for -Werror checks
+    python3           # test helpers (stream spec, XML check)
+    python3-cryptography  # the provably-fair reference checker (tests)
+    cmake             # tests that the installed package is consumable
+    man-db            # `man` renders the installed man pages (install test)
+    python3-dev python3-setuptools  # build the Python package (python/)
+    python3-numpy     # the Python package's arrays
+    python3-pytest    # the Python package's tests
+    python3-pip       # tests that `pip install ./python` works offline
+    python3-torch     # tests the PyTorch sampler with a real DataLoader
+    openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
+)
+
+case "${1:-test}" in
+build) packages=("${build[@]}") ;;
+test) packages=("${build[@]}" "${test[@]}") ;;
+*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -46,5 +46,15 @@ for b in tests/cli/*.bats; do
     count "$name" "$log/$name" $?
 done
 
+# The Python package's tests (pytest), counted like the others.
+if [ -d python/tests ] && { [ -z "$filter" ] || [[ python == *$filter* ]]; }; then
+    PYTHONPATH=$PWD/python ${PYTHON:-/usr/bin/python3} -m pytest -rA -q \
+        -p no:cacheprovider python/tests >"$log/python.raw" 2>&1
+    st=$?
+    sed -nE 's/^PASSED /ok /p; s/^(FAILED|ERROR) /not ok /p' "$log/python.raw" >"$log/python"
+    [ "$st" -ne 0 ] && grep -E -B30 '^(FAILED|ERROR) ' "$log/python.raw" | head -n 80
+    count python "$log/python" "$st"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

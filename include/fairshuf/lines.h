@@ -90,6 +90,22 @@ FS_API int fs_fyperm_next(fs_fyperm *p, const fs_draws *d, uint64_t *out,
                    size_t count);
 
 /* ------------------------------------------------------------------------
+ * GNU shuf's reservoir sampling
+ *
+ * GNU shuf 9.1 with -n K reads a pipe, or a regular file larger than
+ * 8 MiB, by reservoir sampling: it keeps K lines in K slots, then permutes
+ * the slots with its randperm (fs_fyperm over min(n, K) slots, K values).
+ * fs_lines_reservoir replays that sampling over n lines already read, with
+ * exactly GNU's draws (line t >= K draws j in [0, t] and replaces slot j
+ * when j < K; one more draw, for t = n, at end of input; none when n < K).
+ * map[s] receives the line in slot s for s < *kept = min(n, K); map must
+ * hold that many entries.  K = 0 draws nothing.  O(n) draws.
+ * Errors: FS_EINVAL (NULL arguments), the source's errors (FS_EEOF, ...).
+ * ---------------------------------------------------------------------- */
+FS_API int fs_lines_reservoir(const fs_draws *d, uint64_t n, uint64_t k,
+                              uint64_t *map, uint64_t *kept);
+
+/* ------------------------------------------------------------------------
  * Keys of the keyed shuffle
  *
  * fs_lines_key(K, i, L) is the little-endian 64-bit word at byte 8*(i mod
@@ -184,10 +200,16 @@ FS_API size_t fs_lines_default_memory(void);
 
 /* Shuffles the lines read from fd (see the top of this file) and writes
  * them to the descriptor open_output returns.  Memory stays within about
- * c->memory (plus fixed buffers of a few MiB); at most 2 * 64 temporary
- * files are open at once.  Nothing is written before all input is read;
- * a run that fails after output began has written a prefix only.
- * c->head == 0 reads nothing (and still opens the output).  With
+ * c->memory (plus fixed buffers of a few MiB); at most 64 + (number of
+ * bucket splits) temporary files are open at once.  open_output is called
+ * only after all input is read and every temporary file is written (every
+ * bucket split made), so a full disk or too many open files fail before
+ * any output; what can still fail after output began (reading a temporary
+ * file back, memory, the output itself) leaves a prefix only, with an
+ * error returned.
+ * c->head == 0 reads only the c->header header lines, writes them, and
+ * reads nothing more (with no header it reads nothing; the output is
+ * still opened).  With
  * c->head < 2^20 the input is streamed keeping only candidate lines
  * (O(head) lines of memory, c->memory unused).
  * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "io.h"
 
 #define KCHUNK 512
 
@@ -35,17 +36,10 @@ int fs__writer_open(fs__writer *w)
 static int write_all(fs__writer *w, const unsigned char *p, size_t n)
 {
     w->res->out_bytes += n;
-    while (n > 0) {
-        ssize_t r = write(w->fd, p, n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            w->res->where = FS_LINES_OUTPUT;
-            w->res->err = errno;
-            return FS_EIO;
-        }
-        p += r;
-        n -= (size_t)r;
+    if (fs__write_all(w->fd, p, n) != FS_OK) {
+        w->res->where = FS_LINES_OUTPUT;
+        w->res->err = errno;
+        return FS_EIO;
     }
     return FS_OK;
 }

@@ -17,6 +17,7 @@ typedef struct fs__writer {
     int fd;              /* -1 until opened */
     uint64_t left;       /* shuffled lines still wanted (head) */
     uint64_t total;      /* for progress */
+    size_t memory;       /* the budget, resolved once by fs_lines_shuffle */
     size_t len;
     unsigned char *buf;
 } fs__writer;

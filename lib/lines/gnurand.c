@@ -9,6 +9,7 @@
 
 #include "fairshuf/lines.h"
 #include "internal.h"
+#include "io.h"
 
 #define GR_BUF 4096
 
@@ -65,11 +66,8 @@ static int next_byte(fs_gnurand *g)
             g->pos = 0;
             g->end = n;
         } else {
-            ssize_t r;
-            do
-                r = read(g->fd, g->buf, GR_BUF);
-            while (r < 0 && errno == EINTR);
-            if (r < 0) {
+            size_t r;
+            if (fs__read_some(g->fd, g->buf, GR_BUF, &r) != FS_OK) {
                 g->error = FS_EIO;
                 g->err_no = errno;
                 return -1;
@@ -79,7 +77,7 @@ static int next_byte(fs_gnurand *g)
                 return -1;
             }
             g->pos = 0;
-            g->end = (size_t)r;
+            g->end = r;
         }
     }
     g->used++;

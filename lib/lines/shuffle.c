@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "io.h"
 
 size_t fs_lines_default_memory(void)
 {
@@ -62,6 +63,45 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
     return rc;
 }
 
+/* -n 0 with a header: reads the header lines only and writes them. */
+static int header_only(int fd, fs__writer *w)
+{
+    size_t cap = 0, len = 0, scanned = 0;
+    unsigned char *buf = NULL;
+    uint64_t lines = 0;
+    int rc = FS_OK;
+    while (rc == FS_OK && lines < w->c->header) {
+        if ((rc = fs__reserve(&buf, &cap, len + 65536)) != FS_OK)
+            break;
+        size_t got;
+        if (fs__read_some(fd, buf + len, cap - len - 1, &got) != FS_OK) {
+            w->res->where = FS_LINES_INPUT;
+            w->res->err = errno;
+            rc = FS_EIO;
+            break;
+        }
+        if (got == 0) { /* end of input: a last line without delimiter */
+            if (len > scanned)
+                buf[len++] = w->c->delim, lines++;
+            scanned = len;
+            break;
+        }
+        len += got;
+        const unsigned char *q;
+        while (lines < w->c->header &&
+               (q = memchr(buf + scanned, w->c->delim, len - scanned))) {
+            scanned = (size_t)(q - buf) + 1;
+            lines++;
+        }
+    }
+    if (rc == FS_OK)
+        rc = fs__writer_open(w);
+    if (rc == FS_OK)
+        rc = fs__writer_put(w, buf, scanned);
+    free(buf);
+    return rc;
+}
+
 static int check(const fs_lines_config *c, fs_lines_result *res)
 {
     if (c == NULL || res == NULL)
@@ -91,11 +131,13 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
         return FS_EINVAL;
     fs__writer w;
     writer_init(&w, c, res);
-    if (c->head == 0) /* like GNU's -n 0: read nothing */
-        return writer_end(&w, FS_OK);
+    if (c->head == 0) /* like GNU's -n 0: read nothing but the header */
+        return writer_end(&w, c->header ? header_only(fd, &w) : FS_OK);
     if (c->head < FS__TOPK_MAX)
         return writer_end(&w, fs__topk_run(fd, &w));
-    size_t memory = c->memory ? c->memory : fs_lines_default_memory();
+    /* The budget is resolved here, once, and passed down (w.memory). */
+    size_t memory = w.memory =
+        c->memory ? c->memory : fs_lines_default_memory();
     size_t limit = memory / 4 * 3; /* the rest: buffers of the spill path */
     size_t cap = 1u << 20;
     struct stat st;
@@ -120,10 +162,8 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
             cap = ncap;
         }
         size_t want = cap - len - 1;
-        ssize_t r = read(fd, buf + len, want > (1u << 30) ? (1u << 30) : want);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
+        size_t r;
+        if (fs__read_some(fd, buf + len, want, &r) != FS_OK) {
             res->where = FS_LINES_INPUT;
             res->err = errno;
             rc = FS_EIO;

@@ -7,11 +7,13 @@
  * they vanish with the process whatever kills it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "io.h"
 
 #define NB 64
 #define NB_BITS 6
@@ -32,6 +34,10 @@ typedef struct spill {
     size_t budget;      /* for a loaded bucket: bytes + sort overhead */
     const char *dir;
     fs__intake in;      /* header lines, line numbers and keys */
+    size_t bsz;         /* a bucket's write buffer */
+    size_t io_buf;      /* read buffer of a scan */
+    int *files;         /* the files splits made (closed at the end) */
+    size_t nfiles, files_cap;
 } spill;
 
 static int temp_error(spill *sp, int e)
@@ -90,17 +96,9 @@ static int bs_write(spill *sp, bucketset *bs, int b, const void *p, size_t n)
         if (rc != FS_OK)
             return rc;
     }
-    const unsigned char *q = p;
-    while (n > 0) {
-        ssize_t r = write(bs->fd[b], q, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return temp_error(sp, r < 0 ? errno : ENOSPC);
-        q += r;
-        n -= (size_t)r;
-        sp->w->res->spilled += (uint64_t)r;
-    }
+    if (fs__write_all(bs->fd[b], p, n) != FS_OK)
+        return temp_error(sp, errno);
+    sp->w->res->spilled += n;
     return FS_OK;
 }
 
@@ -180,119 +178,256 @@ static int feed(spill *sp, bucketset *bs, const unsigned char *buf,
     return FS_OK;
 }
 
-static int read_some(int fd, unsigned char *p, size_t n, size_t *got)
+/* ------------------------------------------------------------ the plan
+ *
+ * Every split happens before the first output byte: a bucket too big for
+ * the budget is split by the next 6 key bits into ONE new file holding its
+ * 64 children one after the other (a counting pass gives their offsets),
+ * children too big are split again, and only then is the output opened
+ * and each leaf loaded, sorted and written in key order.  So every
+ * temporary-file write that can fail (ENOSPC, EMFILE) fails before any
+ * output, and at most 64 + (number of splits) temporary files are open. */
+
+typedef struct region {
+    int fd;                 /* the file holding it */
+    int own;                /* a top-level bucket: the file is all of it */
+    uint64_t off, size, count;
+    unsigned depth;         /* its records share NB_BITS * (depth + 1) bits */
+    struct region *kids;    /* NB children once split, else NULL */
+} region;
+
+/* Frees the disk space of a region read for the last time. */
+static void region_drop(region *r)
 {
-    ssize_t r;
-    do
-        r = read(fd, p, n);
-    while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return FS_EIO;
-    *got = (size_t)r;
-    return FS_OK;
+    if (r->own) {
+        close(r->fd);
+        r->own = 0;
+    } else if (r->size > 0) {
+        (void)fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        (off_t)r->off, (off_t)r->size);
+    }
+    r->fd = -1;
 }
 
-static int process(spill *sp, bucketset *bs);
-
-/* Splits bucket b of bs (a file too big for the budget) by the next bits. */
-static int split_bucket(spill *sp, bucketset *bs, int b)
+static void region_free(region *r)
 {
-    bucketset child;
-    bs_init(&child, bs->depth + 1, bs->bsz);
-    size_t cap = bs->bsz * 16, len = 0;
+    if (r->kids) {
+        for (int k = 0; k < NB; k++)
+            region_free(&r->kids[k]);
+        free(r->kids);
+        r->kids = NULL;
+    }
+    if (r->own && r->fd >= 0)
+        close(r->fd);
+    r->own = 0;
+}
+
+typedef int (*rec_fn)(spill *sp, void *ctx, const unsigned char *rec,
+                      size_t l);
+
+/* Calls fn on every record [key][index][line] of r, in file order. */
+static int region_scan(spill *sp, const region *r, rec_fn fn, void *ctx)
+{
+    size_t cap = sp->io_buf, len = 0;
     unsigned char *buf = malloc(cap);
     int rc = buf ? FS_OK : FS_ENOMEM;
-    if (rc == FS_OK && lseek(bs->fd[b], 0, SEEK_SET) < 0)
-        rc = temp_error(sp, errno);
-    while (rc == FS_OK) {
-        /* one record larger than the buffer: grow it */
+    uint64_t pos = 0;
+    while (rc == FS_OK && (pos < r->size || len > 0)) {
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
-        size_t got;
-        if (read_some(bs->fd[b], buf + len, cap - len, &got) != FS_OK) {
+        size_t want = cap - len, got = 0;
+        if (want > r->size - pos)
+            want = (size_t)(r->size - pos);
+        if (want > 0 &&
+            fs__pread_full(r->fd, buf + len, want, (off_t)(r->off + pos),
+                           &got) != FS_OK) {
             rc = temp_error(sp, errno);
             break;
         }
+        if (want > 0 && got == 0) { /* the file is shorter than we wrote */
+            rc = temp_error(sp, EIO);
+            break;
+        }
+        pos += got;
         len += got;
         size_t off = 0;
-        while (len - off > FS__REC_HDR) {
+        while (rc == FS_OK && len - off > FS__REC_HDR) {
             const unsigned char *q =
                 memchr(buf + off + FS__REC_HDR, sp->c->delim,
                        len - off - FS__REC_HDR);
             if (q == NULL)
                 break;
-            size_t l = (size_t)(q - (buf + off)) + 1 - FS__REC_HDR;
-            rc = bs_add(sp, &child, fs__le64(buf + off),
-                        fs__le64(buf + off + 8), buf + off + FS__REC_HDR, l);
-            if (rc != FS_OK)
-                break;
-            off += FS__REC_HDR + l;
+            size_t l = (size_t)(q - (buf + off)) + 1;
+            rc = fn(sp, ctx, buf + off, l);
+            off += l;
         }
         memmove(buf, buf + off, len - off);
         len -= off;
-        if (got == 0)
+        if (pos >= r->size && off == 0 && len > 0 && rc == FS_OK) {
+            rc = temp_error(sp, EIO); /* a record without its delimiter */
             break;
+        }
     }
     free(buf);
-    close(bs->fd[b]);
-    bs->fd[b] = -1;
-    if (rc == FS_OK)
-        rc = bs_finish(sp, &child);
-    if (rc == FS_OK)
-        rc = process(sp, &child);
-    bs_free(&child);
     return rc;
 }
 
-static int load_bucket(spill *sp, bucketset *bs, int b)
+static int kid_of(const unsigned char *rec, unsigned depth)
 {
-    size_t size = (size_t)bs->size[b];
+    return (int)((fs__le64(rec) << (NB_BITS * (depth + 1))) >>
+                 (64 - NB_BITS));
+}
+
+typedef struct splitter {
+    region *parent;
+    int fd;
+    uint64_t pos[NB];        /* next write offset of each child */
+    unsigned char *buf[NB];
+    size_t len[NB];
+} splitter;
+
+static int count_rec(spill *sp, void *ctx, const unsigned char *rec,
+                     size_t l)
+{
+    (void)sp;
+    splitter *t = ctx;
+    region *k = &t->parent->kids[kid_of(rec, t->parent->depth)];
+    k->size += l;
+    k->count++;
+    return FS_OK;
+}
+
+static int kid_flush(spill *sp, splitter *t, int k)
+{
+    if (t->len[k] == 0)
+        return FS_OK;
+    if (fs__pwrite_all(t->fd, t->buf[k], t->len[k], (off_t)t->pos[k]) !=
+        FS_OK)
+        return temp_error(sp, errno);
+    sp->w->res->spilled += t->len[k];
+    t->pos[k] += t->len[k];
+    t->len[k] = 0;
+    return FS_OK;
+}
+
+static int place_rec(spill *sp, void *ctx, const unsigned char *rec,
+                     size_t l)
+{
+    splitter *t = ctx;
+    int k = kid_of(rec, t->parent->depth), rc;
+    if (t->buf[k] == NULL && (t->buf[k] = malloc(sp->bsz)) == NULL)
+        return FS_ENOMEM;
+    if (t->len[k] + l > sp->bsz && (rc = kid_flush(sp, t, k)) != FS_OK)
+        return rc;
+    if (l > sp->bsz) {
+        if (fs__pwrite_all(t->fd, rec, l, (off_t)t->pos[k]) != FS_OK)
+            return temp_error(sp, errno);
+        sp->w->res->spilled += l;
+        t->pos[k] += l;
+        return FS_OK;
+    }
+    memcpy(t->buf[k] + t->len[k], rec, l);
+    t->len[k] += l;
+    return FS_OK;
+}
+
+/* Splits r into r->kids, all in one new file. */
+static int region_split(spill *sp, region *r)
+{
+    splitter t;
+    memset(&t, 0, sizeof t);
+    t.parent = r;
+    t.fd = -1;
+    r->kids = calloc(NB, sizeof *r->kids);
+    if (r->kids == NULL)
+        return FS_ENOMEM;
+    int rc = region_scan(sp, r, count_rec, &t);
+    if (rc == FS_OK && sp->nfiles == sp->files_cap) {
+        size_t nc = sp->files_cap ? 2 * sp->files_cap : 16;
+        int *nf = realloc(sp->files, nc * sizeof *nf);
+        if (nf == NULL)
+            rc = FS_ENOMEM;
+        else
+            sp->files = nf, sp->files_cap = nc;
+    }
+    if (rc == FS_OK)
+        rc = temp_open(sp, &t.fd);
+    if (rc == FS_OK) {
+        sp->files[sp->nfiles++] = t.fd; /* closed at the end of the run */
+        uint64_t at = 0;
+        for (int k = 0; k < NB; k++) {
+            r->kids[k].fd = t.fd;
+            r->kids[k].off = t.pos[k] = at;
+            r->kids[k].depth = r->depth + 1;
+            at += r->kids[k].size;
+        }
+        rc = region_scan(sp, r, place_rec, &t);
+    }
+    for (int k = 0; k < NB; k++) {
+        if (rc == FS_OK)
+            rc = kid_flush(sp, &t, k);
+        free(t.buf[k]);
+    }
+    if (rc == FS_OK)
+        region_drop(r);
+    return rc;
+}
+
+/* Splits what must be split, in key order, until `left` lines are
+ * covered (later buckets are never written). */
+static int plan(spill *sp, region *r, uint64_t *before)
+{
+    if (r->count == 0 || *before >= sp->w->left)
+        return FS_OK;
+    uint64_t need = r->size + fs__sort_overhead(r->count, sp->c->threads);
+    if (need <= sp->budget || r->depth >= MAX_DEPTH || r->count == 1) {
+        *before += r->count;
+        return FS_OK;
+    }
+    int rc = region_split(sp, r);
+    if (rc == FS_OK && r->depth + 2 > sp->w->res->depth)
+        sp->w->res->depth = r->depth + 2;
+    for (int k = 0; k < NB && rc == FS_OK; k++)
+        rc = plan(sp, &r->kids[k], before);
+    return rc;
+}
+
+/* Loads each leaf, sorts it and writes it, in key order. */
+static int emit(spill *sp, region *r)
+{
+    if (r->count == 0 || sp->w->left == 0)
+        return FS_OK;
+    if (r->kids) {
+        for (int k = 0; k < NB; k++) {
+            int rc = emit(sp, &r->kids[k]);
+            if (rc != FS_OK)
+                return rc;
+        }
+        return FS_OK;
+    }
+    size_t size = (size_t)r->size, got;
     unsigned char *buf = malloc(size ? size : 1);
     if (buf == NULL)
         return FS_ENOMEM;
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = pread(bs->fd[b], buf + got, size - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            free(buf);
-            return temp_error(sp, r < 0 ? errno : EIO);
-        }
-        got += (size_t)r;
+    int rc = fs__pread_full(r->fd, buf, size, (off_t)r->off, &got);
+    if (rc == FS_OK && got < size) /* the file shrank under us */
+        errno = EIO, rc = FS_EIO;
+    if (rc != FS_OK) {
+        free(buf);
+        return temp_error(sp, errno);
     }
-    close(bs->fd[b]);
-    bs->fd[b] = -1;
-    int rc = fs__sort_emit(buf, size, bs->count[b], 1, 0,
-                           NB_BITS * (bs->depth + 1), sp->w);
+    region_drop(r);
+    rc = fs__sort_emit(buf, size, r->count, 1, 0, NB_BITS * (r->depth + 1),
+                       sp->w);
     free(buf);
     return rc;
-}
-
-static int process(spill *sp, bucketset *bs)
-{
-    for (int b = 0; b < NB && sp->w->left > 0; b++) {
-        if (bs->count[b] == 0)
-            continue;
-        uint64_t need = bs->size[b] +
-                        fs__sort_overhead(bs->count[b], sp->c->threads);
-        int rc;
-        if (need <= sp->budget || bs->depth >= MAX_DEPTH ||
-            bs->count[b] == 1)
-            rc = load_bucket(sp, bs, b);
-        else
-            rc = split_bucket(sp, bs, b);
-        if (rc != FS_OK)
-            return rc;
-    }
-    return FS_OK;
 }
 
 int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
                   fs__writer *w)
 {
     const fs_lines_config *c = w->c;
-    size_t memory = c->memory ? c->memory : fs_lines_default_memory();
+    size_t memory = w->memory; /* resolved once, by fs_lines_shuffle */
     spill sp = {0};
     sp.w = w;
     sp.c = c;
@@ -311,6 +446,8 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         bsz = 4096;
     if (bsz > (1u << 20))
         bsz = 1u << 20;
+    sp.bsz = bsz;
+    sp.io_buf = bsz * 16;
     bucketset top;
     bs_init(&top, 0, bsz);
     int rc = FS_OK;
@@ -338,7 +475,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
         size_t got;
-        if (read_some(fd, buf + len, cap - len, &got) != FS_OK) {
+        if (fs__read_some(fd, buf + len, cap - len, &got) != FS_OK) {
             w->res->where = FS_LINES_INPUT;
             w->res->err = errno;
             rc = FS_EIO;
@@ -371,13 +508,32 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         rc = bs_finish(&sp, &top);
     w->res->lines = sp.in.next;
     w->total = w->left < sp.in.next ? w->left : sp.in.next;
-    /* All input is read: only now may the output be opened. */
+    /* The top-level buckets become regions (their files move over). */
+    region tops[NB];
+    memset(tops, 0, sizeof tops);
+    for (int b = 0; b < NB; b++) {
+        tops[b].fd = top.fd[b];
+        tops[b].own = top.fd[b] >= 0;
+        tops[b].size = top.size[b];
+        tops[b].count = top.count[b];
+        top.fd[b] = -1;
+    }
+    uint64_t before = 0;
+    for (int b = 0; b < NB && rc == FS_OK; b++)
+        rc = plan(&sp, &tops[b], &before);
+    /* All input is read and every split made: only now may the output be
+     * opened. */
     if (rc == FS_OK)
         rc = fs__writer_open(w);
     if (rc == FS_OK && sp.in.hdr_len)
         rc = fs__writer_put(w, sp.in.hdr, sp.in.hdr_len);
-    if (rc == FS_OK)
-        rc = process(&sp, &top);
+    for (int b = 0; b < NB && rc == FS_OK; b++)
+        rc = emit(&sp, &tops[b]);
+    for (int b = 0; b < NB; b++)
+        region_free(&tops[b]);
+    for (size_t i = 0; i < sp.nfiles; i++)
+        close(sp.files[i]);
+    free(sp.files);
     bs_free(&top);
     free(sp.in.hdr);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "fairshuf/lines.h"
 #include "internal.h"
+#include "io.h"
 
 /* Counts bytes equal to d, 8 at a time: a byte of w ^ pattern is zero iff
  * the high bit of ((x & 0x7f..) + 0x7f..) | x is clear (exact, no carries
@@ -70,10 +71,8 @@ int fs_lines_read_all(int fd, unsigned char delim, unsigned char **out,
         size_t want = cap - len - 1;
         if (want > ((size_t)1 << 30))
             want = (size_t)1 << 30;
-        ssize_t r = read(fd, buf + len, want);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
+        size_t r;
+        if (fs__read_some(fd, buf + len, want, &r) != FS_OK) {
             int e = errno;
             free(buf);
             errno = e;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "io.h"
 
 typedef struct topk {
     fs__writer *w;
@@ -117,10 +118,8 @@ int fs__topk_run(int fd, fs__writer *w)
         /* a line longer than the buffer: grow it */
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
-        ssize_t r = read(fd, buf + len, cap - len);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
+        size_t r;
+        if (fs__read_some(fd, buf + len, cap - len, &r) != FS_OK) {
             w->res->where = FS_LINES_INPUT;
             w->res->err = errno;
             rc = FS_EIO;

@@ -29,7 +29,7 @@ ref_checker() {
     [ "$status" -eq 0 ]
     [[ $output =~ ^[0-9a-f]{64}$ ]]
     [ "$(stat -c %a "$T/s.hex")" = 600 ]
-    want=$(head -c 64 "$T/s.hex" | xxd -r -p | sha256sum | cut -d' ' -f1)
+    want=$(printf '%b' "$(head -c 64 "$T/s.hex" | sed 's/../\\x&/g')" | sha256sum | cut -d' ' -f1)
     [ "$output" = "$want" ]
 }
 

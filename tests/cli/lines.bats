@@ -123,6 +123,33 @@ ARGS
     [ ! -e h ]
 }
 
+@test "-o F: a new file renamed over F; F keeps its mode; a link keeps its target" {
+    seq 100 > f
+    chmod 640 f
+    "$FS_BIN" lines --seed=1 -o f f
+    [ "$(stat -c %a f)" = 640 ]
+    sort -n f | cmp - <(seq 100)
+    # a new F: 0666 less the umask, as GNU's open(O_CREAT)
+    (umask 027; "$FS_BIN" lines --seed=1 -o new f)
+    [ "$(stat -c %a new)" = 640 ]
+    (umask 022; "$FS_BIN" lines --seed=1 -o new2 -i 1-3)
+    [ "$(stat -c %a new2)" = 644 ]
+    # a symbolic link stays a link to the shuffled file
+    seq 50 > target
+    ln -s target link
+    "$FS_BIN" lines --seed=2 -o link link
+    [ -L link ] && [ "$(readlink link)" = target ]
+    sort -n target | cmp - <(seq 50)
+    # not regular files are written in place, as GNU does
+    "$FS_BIN" lines -o /dev/null -i 1-5
+    # nothing else left in the folder
+    [ "$(ls -A | grep -c fairshuf)" = 0 ]
+    # a folder that does not exist: GNU's message
+    run "$FS_BIN" lines -o nodir/x -e a
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: nodir/x: No such file or directory" ]
+}
+
 @test "--header=N keeps the first lines in place" {
     printf 'H1\nH2\n' > in
     seq 100 >> in

@@ -79,6 +79,37 @@ adir
 TABLE
 }
 
+@test "names in messages are quoted as GNU quotes them (issue 10 §4)" {
+    mkdir -p "q'dir" 'b\s'
+    while IFS= read -r line; do
+        [ -z "$line" ] && continue
+        eval "set -- $line"
+        compare "$@"
+    done <<'TABLE'
+'a b'
+''
+"a'b"
+$'a\nb'
+$'a\001b\377'
+'x:y'
+'#y'
+'y#'
+'{'
+'~x'
+"a'\$b"
+--random-source=adir -e a b
+--random-source="q'dir" -e a b
+--random-source='b\s' -e a b
+--random-source='no such' -e a b
+--random-source='' -e a b
+-o 'no dir/x' -e a
+in3 "a'b"
+-n "a'b" in3
+-i "a'b"
+-i "1-a'b"
+TABLE
+}
+
 @test "error table: unreadable file (as an unprivileged user when root)" {
     if [ "$(id -u)" != 0 ]; then
         compare unreadable
@@ -197,4 +228,28 @@ both() {
     [ "$status" -eq 1 ]
     run "$SHUF" --header=x in3
     [ "$status" -eq 1 ]
+    # numbers have no header line: refused, in GNU's style (issue 15 §2)
+    run "$SHUF" --header=1 -i 1-5
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "shuf: cannot combine --header and -i options" ]
+    [ "${lines[1]}" = "Try 'shuf --help' for more information." ]
+    run "$SHUF" -i 1-5 --header=0 --seed=s
+    [ "$status" -eq 1 ]
+}
+
+@test "--header=H -n 0 writes the header only (issue 15 §2)" {
+    printf 'h1\nh2\na\nb\n' > hd
+    for extra in "--seed=s" "--random-source=/dev/zero" "-r" "-r --random-source=/dev/zero"; do
+        run "$SHUF" --header=2 -n 0 $extra hd
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(printf 'h1\nh2')" ] || { echo "$extra: $output"; return 1; }
+    done
+    run "$SHUF" --header=1 -n 0 -e h x y
+    [ "$output" = h ]
+    # the header of a pipe, and a last line without delimiter
+    [ "$(printf 'h\nx\ny\n' | "$SHUF" --header=1 -n 0)" = h ]
+    [ "$(printf 'h' | "$SHUF" --header=3 -n 0 | od -An -c | tr -d ' ')" = 'h\n' ]
+    # no header: GNU's -n 0, which reads nothing
+    run "$SHUF" -n 0 /nonexistent
+    [ "$status" -eq 0 ] && [ -z "$output" ]
 }

@@ -22,6 +22,7 @@
 
 #include "../../programs/cli.c"
 #include "../../programs/lines_opts.c"
+#include "../../programs/lines_quote.c"
 #include "fairshuf/lines.h"
 
 #define FUZZ_CHECK(x)                                                    \

@@ -1,7 +1,9 @@
 /* failrandom.c -- LD_PRELOAD shim that makes getrandom() fail with ENOSYS,
  * to show that fairshuf fails closed when the OS refuses randomness.
- * FS_FAILRANDOM_AFTER=N: the first N calls succeed (the real system call),
- * the later ones fail -- the OS refusing a re-seed mid-stream. */
+ *
+ * FS_FAILRANDOM_AFTER=N lets the first N calls through (to the kernel) and
+ * fails every later one: the OS refusing a re-seed in mid-stream.  Unset,
+ * every call fails. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
@@ -10,11 +12,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+static long calls;
+
 ssize_t getrandom(void *buf, size_t len, unsigned flags)
 {
-    static long calls;
     const char *after = getenv("FS_FAILRANDOM_AFTER");
-    if (after && calls++ < atol(after))
+    long n = __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+    if (after != NULL && n <= atol(after))
         return syscall(SYS_getrandom, buf, len, flags);
     errno = ENOSYS;
     return -1;

@@ -391,6 +391,53 @@ static void split_edges(void **st)
                      FS_EINVAL);
 }
 
+/* fs_lines_reservoir: GNU's draws (one per line from K on, plus one at end
+ * of input), none when n < K or K == 0; the slots hold distinct lines. */
+static void reservoir_replay(void **st)
+{
+    (void)st;
+    unsigned char bytes[4096];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 131 + 7);
+    uint64_t map[8], kept;
+    fs_gnurand *g;
+    assert_int_equal(fs_gnurand_new(&g, -1, bytes, sizeof bytes), FS_OK);
+    fs_draws d = {g, NULL};
+    assert_int_equal(fs_lines_reservoir(&d, 5, 8, map, &kept), FS_OK);
+    assert_int_equal(kept, 5);
+    assert_int_equal(fs_gnurand_used(g), 0); /* n < K: no draw */
+    assert_int_equal(fs_lines_reservoir(&d, 5, 0, NULL, &kept), FS_OK);
+    assert_int_equal(kept, 0);
+    assert_int_equal(fs_gnurand_used(g), 0);
+    /* n = 100, K = 8: draws for t = 8..100, each in [0, t] (one byte) */
+    assert_int_equal(fs_lines_reservoir(&d, 100, 8, map, &kept), FS_OK);
+    assert_int_equal(kept, 8);
+    /* the same bytes drawn by hand as GNU's loop does */
+    fs_gnurand *h;
+    uint64_t want[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    assert_int_equal(fs_gnurand_new(&h, -1, bytes, sizeof bytes), FS_OK);
+    for (uint64_t t = 8; t <= 100; t++) {
+        uint64_t j;
+        assert_int_equal(fs_gnurand_below(h, t + 1, &j), FS_OK);
+        if (t < 100 && j < 8)
+            want[j] = t;
+    }
+    assert_int_equal(fs_gnurand_used(g), fs_gnurand_used(h));
+    assert_memory_equal(map, want, sizeof want);
+    fs_gnurand_free(h);
+    for (int a = 0; a < 8; a++) {
+        assert_true(map[a] < 100);
+        for (int b = 0; b < a; b++)
+            assert_true(map[a] != map[b]);
+    }
+    fs_gnurand_free(g);
+    /* a source that runs dry: its error */
+    assert_int_equal(fs_gnurand_new(&g, -1, bytes, 10), FS_OK);
+    d.gnu = g;
+    assert_int_equal(fs_lines_reservoir(&d, 100, 8, map, &kept), FS_EEOF);
+    fs_gnurand_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +449,7 @@ int main(void)
         cmocka_unit_test(keyed_order_uniform),
         cmocka_unit_test(engine_matches_reference),
         cmocka_unit_test(split_edges),
+        cmocka_unit_test(reservoir_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,190 @@
+/* array.c -- fs_mpi_shuffle and fs_mpi_key (fairshuf_mpi.h): Sanders'
+ * shuffle of fixed-size elements.  Records on the wire are
+ * key (8) | global index (8) | element (size). */
+#include <stdlib.h>
+
+#include "fairshuf/lines.h"
+#include "internal.h"
+
+int fs_mpi_key(MPI_Comm comm, uint8_t key[32])
+{
+    int rank, st;
+    MPI_Comm_rank(comm, &rank);
+    int rc = rank == 0 ? fs_os_random(key, 32) : FS_OK;
+    if (fs_mpi__agree(comm, rc, &st) >= 0)
+        return st;
+    MPI_Bcast(key, 32, MPI_BYTE, 0, comm);
+    return FS_OK;
+}
+
+#define KEYS 512
+
+/* Records sorted by destination; counts per destination in bytes. */
+static int pack(const unsigned char *in, size_t n, size_t size,
+                uint64_t first, const uint8_t *K, int P, int local,
+                unsigned char **send, uint64_t *scount)
+{
+    size_t rec = 16 + size;
+    uint64_t keys[KEYS];
+    uint64_t *pos = calloc((size_t)P, sizeof *pos);
+    unsigned char *s = n ? malloc(n * rec) : NULL;
+    if (pos == NULL || (n && s == NULL)) {
+        free(pos);
+        free(s);
+        return FS_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i += KEYS) { /* counts */
+        size_t c = n - i < KEYS ? n - i : KEYS;
+        fs_lines_keys(K, first + i, 0, keys, c);
+        for (size_t j = 0; j < c; j++)
+            scount[local >= 0 ? local : fs_mpi__dest(keys[j], P)] += rec;
+    }
+    for (int d = 1; d < P; d++)
+        pos[d] = pos[d - 1] + scount[d - 1];
+    for (size_t i = 0; i < n; i += KEYS) { /* scatter */
+        size_t c = n - i < KEYS ? n - i : KEYS;
+        fs_lines_keys(K, first + i, 0, keys, c);
+        for (size_t j = 0; j < c; j++) {
+            int d = local >= 0 ? local : fs_mpi__dest(keys[j], P);
+            unsigned char *p = s + pos[d];
+            pos[d] += rec;
+            fs_mpi__put64(p, keys[j]);
+            fs_mpi__put64(p + 8, first + i + j);
+            memcpy(p + 16, in + (i + j) * size, size);
+        }
+    }
+    free(pos);
+    *send = s;
+    return FS_OK;
+}
+
+/* The received records in keyed order, elements only, into *out. */
+static int unpack(const unsigned char *r, uint64_t total, size_t size,
+                  const uint8_t *K, unsigned char **out, size_t *m)
+{
+    size_t rec = 16 + size, n = (size_t)(total / rec);
+    fs_mpi__item *it = n ? malloc(n * sizeof *it) : NULL;
+    unsigned char *o = n ? malloc(n * size) : NULL;
+    int rc = FS_OK;
+    if (n && (it == NULL || o == NULL))
+        rc = FS_ENOMEM;
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        it[i].key = fs_mpi__get64(r + i * rec);
+        it[i].idx = fs_mpi__get64(r + i * rec + 8);
+        it[i].pos = i * rec + 16;
+    }
+    if (rc == FS_OK)
+        rc = fs_mpi__sort(it, n, K);
+    for (size_t i = 0; rc == FS_OK && i < n; i++)
+        memcpy(o + i * size, r + it[i].pos, size);
+    free(it);
+    if (rc != FS_OK) {
+        free(o);
+        return rc;
+    }
+    *out = o;
+    *m = n;
+    return FS_OK;
+}
+
+/* FS_MPI_BALANCED: global positions [N*t/P, N*(t+1)/P) go to rank t; the
+ * ordered pieces are contiguous, so they arrive in order. */
+static int balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
+{
+    int P;
+    MPI_Comm_size(comm, &P);
+    uint64_t mine = *m, before = 0, N = 0;
+    MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
+    MPI_Allreduce(&mine, &N, 1, MPI_UINT64_T, MPI_SUM, comm);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    uint64_t *sc = calloc((size_t)P, sizeof *sc), *rc = malloc((size_t)P * 8);
+    int st = sc && rc ? FS_OK : FS_ENOMEM, s2;
+    if (fs_mpi__agree(comm, st, &s2) >= 0) {
+        free(sc);
+        free(rc);
+        return st != FS_OK ? st : s2;
+    }
+    for (int t = 0; t < P; t++) {
+        /* overlap of [before, before + mine) with rank t's range */
+        uint64_t lo = (uint64_t)((unsigned __int128)N * (unsigned)t / (unsigned)P);
+        uint64_t hi = (uint64_t)((unsigned __int128)N * (unsigned)(t + 1) / (unsigned)P);
+        uint64_t a = lo > before ? lo : before;
+        uint64_t b = hi < before + mine ? hi : before + mine;
+        sc[t] = b > a ? (b - a) * size : 0;
+    }
+    unsigned char *r = NULL;
+    uint64_t total;
+    st = fs_mpi__exchange(comm, *buf, sc, &r, rc, &total);
+    free(sc);
+    free(rc);
+    if (st != FS_OK)
+        return st;
+    free(*buf);
+    *buf = r;
+    *m = (size_t)(total / size);
+    return FS_OK;
+}
+
+int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
+                   size_t *out_n, const uint8_t key[32], unsigned flags,
+                   MPI_Comm comm)
+{
+    int P, st;
+    MPI_Comm_size(comm, &P);
+    *out = NULL;
+    *out_n = 0;
+    int rc = FS_OK;
+    if (size == 0 || (flags & ~(unsigned)(FS_MPI_BALANCED | FS_MPI__LOCAL_ONLY)) || (n && !in) ||
+        key == NULL)
+        rc = FS_EINVAL;
+    else if (size > (SIZE_MAX - 16) / 2 || (n && n > SIZE_MAX / (16 + size)))
+        rc = FS_ERANGE;
+    if (fs_mpi__agree(comm, rc, &st) >= 0)
+        return rc != FS_OK ? rc : st;
+    uint64_t mine = n, first = 0;
+    MPI_Exscan(&mine, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        first = 0;
+    uint64_t *sc = calloc((size_t)P, sizeof *sc), *rcnt = malloc((size_t)P * 8);
+    unsigned char *send = NULL, *recv = NULL, *o = NULL;
+    rc = sc && rcnt ? pack(in, n, size, first, key, P,
+                                 flags & FS_MPI__LOCAL_ONLY ? rank : -1,
+                                 &send, sc) : FS_ENOMEM;
+    if (fs_mpi__agree(comm, rc, &st) >= 0) {
+        rc = rc != FS_OK ? rc : st;
+        goto done;
+    }
+    uint64_t total;
+    rc = fs_mpi__exchange(comm, send, sc, &recv, rcnt, &total);
+    free(send);
+    send = NULL;
+    if (rc != FS_OK)
+        goto done;
+    size_t m = 0;
+    rc = unpack(recv, total, size, key, &o, &m);
+    if (fs_mpi__agree(comm, rc, &st) >= 0) {
+        rc = rc != FS_OK ? rc : st;
+        free(o);
+        goto done;
+    }
+    if (flags & FS_MPI_BALANCED) {
+        rc = balance(comm, &o, &m, size);
+        if (rc != FS_OK) {
+            free(o);
+            goto done;
+        }
+    }
+    *out = o;
+    *out_n = m;
+done:
+    free(sc);
+    free(rcnt);
+    free(send);
+    free(recv);
+    return rc;
+}

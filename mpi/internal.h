@@ -1,0 +1,63 @@
+/* internal.h -- what the pieces of libfairshuf-mpi share: agreeing on a
+ * failure, the chunked all-to-all exchange, the key sort, the rank a key
+ * goes to. */
+#ifndef FS_MPI_INTERNAL_H
+#define FS_MPI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fairshuf_mpi.h"
+
+/* Negative control for the tests (fs_mpi_shuffle's flags): elements
+ * never leave their rank, each rank sorts its own -- the "shuffle each
+ * shard locally" that is not a uniform permutation. */
+#define FS_MPI__LOCAL_ONLY (1u << 31)
+
+/* Largest message of the exchange, in bytes (MPI counts are int). */
+extern size_t fs_mpi__chunk;
+
+/* Collective: every rank passes its local status; returns the lowest rank
+ * whose status is not FS_OK (its status in *status), or -1 if all are. */
+int fs_mpi__agree(MPI_Comm comm, int local, int *status);
+
+/* Collective: rank r sends scount[d] bytes to rank d, taken in rank order
+ * from send; receives *recv (malloc'd, NULL when empty) holding
+ * rcount[s] bytes from each rank s in rank order, *rtotal in all.
+ * Messages are at most fs_mpi__chunk bytes.  FS_ENOMEM on any rank
+ * makes every rank return it (nothing allocated). */
+int fs_mpi__exchange(MPI_Comm comm, const unsigned char *send,
+                     const uint64_t *scount, unsigned char **recv,
+                     uint64_t *rcount, uint64_t *rtotal);
+
+/* Rank of key among P equal slices of [0, 2^64). */
+static inline int fs_mpi__dest(uint64_t key, int P)
+{
+    return (int)(((unsigned __int128)key * (unsigned)P) >> 64);
+}
+
+/* An item of the local sort: its level-0 key, global index, and where
+ * its bytes are. */
+typedef struct fs_mpi__item {
+    uint64_t key, idx;
+    size_t pos;
+} fs_mpi__item;
+
+/* Sorts a[0..n) into the keyed order: by key, equal keys by
+ * fs_lines_key(K, idx, 1), then level 2, ...  FS_ENOMEM. */
+int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32]);
+
+static inline void fs_mpi__put64(unsigned char *p, uint64_t v)
+{
+    memcpy(p, &v, 8); /* little-endian hosts, like lib/lines */
+}
+
+static inline uint64_t fs_mpi__get64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+#endif /* FS_MPI_INTERNAL_H */

@@ -1,0 +1,663 @@
+/* lines.c -- the engine of `fairshuf-mpi lines`.  The input is the
+ * concatenation of the files (what `cat FILE...` gives); rank r takes the
+ * lines that start in bytes [T r/P, T (r+1)/P) of it, numbers them by a
+ * prefix sum, sends each line with its key and global number to the rank
+ * owning its key's slice (one exchange), sorts what it received and
+ * writes its shard.  Every phase ends in an agreement, so a failure on one
+ * rank stops all of them at the same point. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fairshuf/lines.h"
+#include "lines.h"
+
+typedef struct run {
+    const fs_mpi_lines_config *c;
+    MPI_Comm comm;
+    int P, rank;
+    const uint64_t *sizes;
+    uint64_t total;
+    fs_mpi_lines_result *res;
+    int rc;
+} run;
+
+static void fail(run *r, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(run *r, int rc, const char *fmt, ...)
+{
+    if (r->rc != FS_OK)
+        return; /* the first cause is the one to report */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->res->msg, sizeof r->res->msg, fmt, ap);
+    va_end(ap);
+    r->rc = rc;
+}
+
+/* Collective: 1 if any rank failed; res->msg is then the lowest failing
+ * rank's message on every rank. */
+static int failed(run *r)
+{
+    int st;
+    int bad = fs_mpi__agree(r->comm, r->rc, &st);
+    if (bad < 0)
+        return 0;
+    MPI_Bcast(r->res->msg, (int)sizeof r->res->msg, MPI_CHAR, bad, r->comm);
+    r->res->bad_rank = bad;
+    if (r->rc == FS_OK)
+        r->rc = st;
+    return 1;
+}
+
+/* ------------------------------------------------------------- reading */
+
+/* Bytes [off, off + len) of the concatenated input into dst. */
+static int read_at(run *r, uint64_t off, unsigned char *dst, size_t len)
+{
+    uint64_t base = 0;
+    for (int f = 0; f < r->c->nfiles && len > 0; f++) {
+        uint64_t size = r->sizes[f];
+        if (off >= base + size) {
+            base += size;
+            continue;
+        }
+        const char *name = r->c->files[f];
+        int fd = open(name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fail(r, FS_EIO, "%s: %s", name, strerror(errno));
+            return -1;
+        }
+        uint64_t at = off - base;
+        while (len > 0 && at < size) {
+            size_t want = size - at < len ? (size_t)(size - at) : len;
+            if (want > ((size_t)1 << 30))
+                want = (size_t)1 << 30;
+            ssize_t got = pread(fd, dst, want, (off_t)at);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                if (got == 0)
+                    fail(r, FS_EIO, "%s: file shrank while being read", name);
+                else
+                    fail(r, FS_EIO, "%s: %s", name, strerror(errno));
+                close(fd);
+                return -1;
+            }
+            dst += got;
+            len -= (size_t)got;
+            at += (uint64_t)got;
+            off += (uint64_t)got;
+        }
+        close(fd);
+        base += size;
+    }
+    return 0;
+}
+
+/* Where the first line starting at or after byte s begins: just after
+ * the first delimiter at or after s - 1 (0 for s = 0; T if none). */
+static uint64_t line_start(run *r, uint64_t s)
+{
+    if (s == 0)
+        return 0;
+    unsigned char blk[1 << 16];
+    for (uint64_t p = s - 1; p < r->total;) {
+        size_t n = r->total - p < sizeof blk ? (size_t)(r->total - p) : sizeof blk;
+        if (read_at(r, p, blk, n) != 0)
+            return r->total;
+        unsigned char *q = memchr(blk, r->c->delim, n);
+        if (q)
+            return p + (uint64_t)(q - blk) + 1;
+        p += n;
+    }
+    return r->total;
+}
+
+/* Rank 0 measures the files; everyone gets the sizes. */
+static int measure(run *r, uint64_t *sizes)
+{
+    r->sizes = sizes;
+    if (r->rank == 0) {
+        for (int f = 0; f < r->c->nfiles; f++) {
+            struct stat st;
+            const char *name = r->c->files[f];
+            if (stat(name, &st) != 0) {
+                fail(r, FS_EIO, "%s: %s", name, strerror(errno));
+                break;
+            }
+            if (!S_ISREG(st.st_mode)) {
+                fail(r, FS_EIO, "%s: %s", name,
+                     S_ISDIR(st.st_mode) ? strerror(EISDIR)
+                                         : "not a regular file (inputs are "
+                                           "split by byte ranges)");
+                break;
+            }
+            sizes[f] = (uint64_t)st.st_size;
+        }
+    }
+    if (failed(r))
+        return -1;
+    MPI_Bcast(sizes, r->c->nfiles, MPI_UINT64_T, 0, r->comm);
+    r->total = 0;
+    for (int f = 0; f < r->c->nfiles; f++)
+        r->total += sizes[f];
+    return 0;
+}
+
+/* This rank's share [*start, *end) of the input: the lines that start in
+ * its byte range. */
+static int share_bounds(run *r, uint64_t *start, uint64_t *end)
+{
+    uint64_t s = (uint64_t)((unsigned __int128)r->total * (unsigned)r->rank /
+                            (unsigned)r->P);
+    uint64_t st = line_start(r, s);
+    if (r->rank == r->c->fail_rank)
+        fail(r, FS_EIO, "%s: %s (injected by --test-fail-read)",
+             r->c->nfiles ? r->c->files[0] : "-", strerror(EIO));
+    uint64_t *starts = malloc((size_t)r->P * sizeof *starts);
+    if (starts == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    if (failed(r)) {
+        free(starts);
+        return -1;
+    }
+    MPI_Allgather(&st, 1, MPI_UINT64_T, starts, 1, MPI_UINT64_T, r->comm);
+    *start = st;
+    *end = r->rank + 1 < r->P ? starts[r->rank + 1] : r->total;
+    free(starts);
+    return 0;
+}
+
+/* Bytes [from, to) into b (room for one more byte): the input's last line
+ * gets its missing delimiter.  Local; returns the length or -1. */
+static int64_t read_lines_at(run *r, uint64_t from, uint64_t to,
+                             unsigned char *b)
+{
+    size_t n = (size_t)(to - from);
+    if (read_at(r, from, b, n) != 0)
+        return -1;
+    if (n > 0 && to == r->total && b[n - 1] != r->c->delim)
+        b[n++] = r->c->delim; /* only the input's last line lacks it */
+    return (int64_t)n;
+}
+
+/* ------------------------------------------------------------ packing */
+
+static int over_budget(run *r, uint64_t need, const char *what)
+{
+    if (r->c->memory == 0 || need <= r->c->memory)
+        return 0;
+    fail(r, FS_ENOMEM,
+         "%s needs about %llu KiB, more than --memory=%llu KiB: use more "
+         "ranks or a larger --memory",
+         what, (unsigned long long)(need >> 10),
+         (unsigned long long)(r->c->memory >> 10));
+    return 1;
+}
+
+/* Records key | global number | line, grouped by destination rank. */
+static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
+                uint64_t first, unsigned char **send, uint64_t *scount)
+{
+    r->res->lines_in += n;
+    r->res->bytes_in += len;
+    double t0 = MPI_Wtime();
+    uint64_t *keys = NULL, *pos = calloc((size_t)r->P, sizeof *pos);
+    unsigned char *s = NULL;
+    memset(scount, 0, (size_t)r->P * sizeof *scount);
+    if ((pos == NULL || n > SIZE_MAX / 8 || len + 16 * n < len ||
+         (keys = malloc((size_t)n * 8 + 8)) == NULL ||
+         (s = malloc(len + 16 * (size_t)n + 1)) == NULL))
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
+             (unsigned long long)n, len);
+    if (r->rc == FS_OK) {
+        fs_lines_keys(r->c->key, first, 0, keys, (size_t)n);
+        const unsigned char *p = buf, *e = buf + len;
+        for (size_t i = 0; i < n; i++) { /* bytes per destination */
+            const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
+            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], r->P);
+            scount[d] += 16 + (size_t)(q - p) + 1;
+            p = q + 1;
+        }
+        for (int d = 1; d < r->P; d++)
+            pos[d] = pos[d - 1] + scount[d - 1];
+        p = buf;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
+            size_t l = (size_t)(q - p) + 1;
+            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], r->P);
+            unsigned char *o = s + pos[d];
+            fs_mpi__put64(o, keys[i]);
+            fs_mpi__put64(o + 8, first + i);
+            memcpy(o + 16, p, l);
+            pos[d] += 16 + l;
+            p = q + 1;
+        }
+        for (int d = 0; d < r->P; d++)
+            r->res->sent += d == r->rank ? 0 : scount[d];
+    }
+    free(keys);
+    free(pos);
+    r->res->t_keys += MPI_Wtime() - t0;
+    if (failed(r)) {
+        free(s);
+        return -1;
+    }
+    *send = s;
+    return 0;
+}
+
+/* ------------------------------------------------------ sort and write */
+
+/* Sorts the received records and writes their lines to fd. */
+static void sort_write(run *r, const unsigned char *rec, uint64_t total,
+                       int fd, const char *tmp, const char *what)
+{
+    unsigned char d = r->c->delim;
+    uint64_t n = 0;
+    for (uint64_t off = 0; off < total; n++) {
+        const unsigned char *q = memchr(rec + off + 16, d, (size_t)(total - off - 16));
+        off = (uint64_t)(q - rec) + 1;
+    }
+    double t0 = MPI_Wtime();
+    fs_mpi__item *it = NULL;
+    unsigned char *wb = NULL;
+    /* the output buffer: 1 MiB, less in a small budget */
+    size_t WB = r->c->memory && r->c->memory / 8 < ((size_t)1 << 20)
+                    ? (size_t)(r->c->memory / 8) : (size_t)1 << 20;
+    if (WB < 4096)
+        WB = 4096;
+    if (over_budget(r, total + 24 * n + WB, what))
+        return;
+    if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||
+        (wb = malloc(WB)) == NULL) {
+        free(it);
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
+             (unsigned long long)n);
+        return;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        it[i].key = fs_mpi__get64(rec + off);
+        it[i].idx = fs_mpi__get64(rec + off + 8);
+        it[i].pos = off + 16;
+        const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
+        off = (size_t)(q - rec) + 1;
+    }
+    if (fs_mpi__sort(it, (size_t)n, r->c->key) != FS_OK)
+        fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
+             (unsigned long long)n);
+    r->res->t_sort += MPI_Wtime() - t0;
+    t0 = MPI_Wtime();
+    size_t wl = 0;
+    for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
+        const unsigned char *p = rec + it[i].pos;
+        size_t l = (size_t)((const unsigned char *)memchr(p, d, (size_t)total) - p) + 1;
+        if (wl + l > WB) {
+            if (fs_mpi__write_all(fd, wb, wl) != 0)
+                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+            wl = 0;
+        }
+        if (l > WB) {
+            if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
+                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+        } else {
+            memcpy(wb + wl, p, l);
+            wl += l;
+        }
+        r->res->bytes_out += l;
+    }
+    if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
+        fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+    r->res->lines_out += n;
+    r->res->t_write += MPI_Wtime() - t0;
+    free(it);
+    free(wb);
+}
+
+/* ---------------------------------------------------------- out of core */
+
+/* What this rank receives goes to NB bucket files by the next bits of the
+ * key below the rank's slice (key * P mod 2^64 grows with the key inside
+ * a slice), so bucket b holds keys below those of bucket b + 1, and the
+ * buckets sorted one by one in order give the shard. */
+#define NB 64
+#define BB (1 << 16)
+
+typedef struct buckets {
+    int fd[NB];
+    uint64_t size[NB];
+    size_t len[NB];
+    unsigned char *buf[NB];
+    char dir[4096];
+} buckets;
+
+static void buckets_close(buckets *k)
+{
+    for (int b = 0; b < NB; b++) {
+        if (k->fd[b] >= 0)
+            close(k->fd[b]);
+        free(k->buf[b]);
+        k->fd[b] = -1;
+        k->buf[b] = NULL;
+    }
+}
+
+/* A temporary file that is gone from the directory at once. */
+static int temp_fd(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/fairshuf-mpi-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+static void buckets_open(run *r, buckets *k)
+{
+    snprintf(k->dir, sizeof k->dir, "%s", r->c->tmpdir ? r->c->tmpdir : "/tmp");
+    for (int b = 0; b < NB; b++) {
+        k->fd[b] = -1;
+        k->size[b] = 0;
+        k->len[b] = 0;
+        k->buf[b] = NULL;
+    }
+    for (int b = 0; b < NB && r->rc == FS_OK; b++) {
+        if ((k->buf[b] = malloc(BB)) == NULL)
+            fail(r, FS_ENOMEM, "memory exhausted");
+        else if ((k->fd[b] = temp_fd(k->dir)) < 0)
+            fail(r, FS_EIO, "temporary file in '%s': %s", k->dir, strerror(errno));
+    }
+}
+
+static void bucket_flush(run *r, buckets *k, int b)
+{
+    if (r->rc == FS_OK && k->len[b] &&
+        fs_mpi__write_all(k->fd[b], k->buf[b], k->len[b]) != 0)
+        fail(r, FS_EIO, "temporary file in '%s': %s", k->dir, strerror(errno));
+    k->size[b] += k->len[b];
+    k->len[b] = 0;
+}
+
+/* Appends the records of rec[0..total) to their buckets. */
+static void spill(run *r, buckets *k, const unsigned char *rec, uint64_t total)
+{
+    for (size_t off = 0; off < total && r->rc == FS_OK;) {
+        const unsigned char *q = memchr(rec + off + 16, r->c->delim,
+                                        (size_t)total - off - 16);
+        size_t l = (size_t)(q - rec) + 1 - off;
+        int b = (int)((fs_mpi__get64(rec + off) * (uint64_t)r->P) >> 58);
+        if (k->len[b] + l > BB)
+            bucket_flush(r, k, b);
+        if (l > BB) {
+            if (r->rc == FS_OK && fs_mpi__write_all(k->fd[b], rec + off, l) != 0)
+                fail(r, FS_EIO, "temporary file in '%s': %s", k->dir,
+                     strerror(errno));
+            k->size[b] += l;
+        } else {
+            memcpy(k->buf[b] + k->len[b], rec + off, l);
+            k->len[b] += l;
+        }
+        off += l;
+    }
+}
+
+/* Lines in bytes [from, to) of the input, read in blocks. */
+static uint64_t count_lines(run *r, uint64_t from, uint64_t to)
+{
+    enum { CB = 1 << 20 };
+    unsigned char *b = malloc(CB + 1);
+    uint64_t n = 0;
+    if (b == NULL) {
+        fail(r, FS_ENOMEM, "memory exhausted");
+        return 0;
+    }
+    for (uint64_t p = from; p < to && r->rc == FS_OK;) {
+        uint64_t e = to - p < CB ? to : p + CB;
+        int64_t m = read_lines_at(r, p, e, b);
+        if (m < 0)
+            break;
+        n += fs_lines_count(b, (size_t)m, r->c->delim);
+        /* a block boundary inside a line counts its head as a line */
+        if (m > 0 && b[m - 1] != r->c->delim)
+            n--;
+        p = e;
+    }
+    free(b);
+    return n;
+}
+
+/* The share [start, end) in pieces of about a quarter of the budget
+ * (bytes + 16 per line), one exchange per piece, received records
+ * spilled to buckets; then each bucket sorted and written in order.
+ * Rounds continue while any rank has input left. */
+static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
+                        const char *tmp)
+{
+    buckets k;
+    uint64_t piece = r->c->memory / 8, first = 0;
+    if (piece < ((uint64_t)1 << 16))
+        piece = (uint64_t)1 << 16;
+    uint64_t n = count_lines(r, start, end);
+    MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, r->comm);
+    if (r->rank == 0)
+        first = 0;
+    buckets_open(r, &k);
+    size_t cap = (size_t)piece + 1;
+    unsigned char *b = malloc(cap);
+    uint64_t *sc = calloc((size_t)r->P, sizeof *sc);
+    uint64_t *rc = calloc((size_t)r->P, sizeof *rc);
+    if (b == NULL || sc == NULL || rc == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    uint64_t pos = start;
+    int more = 1;
+    while (!failed(r) && more) {
+        size_t len = 0, lines = 0;
+        if (pos < end) { /* the next piece: whole lines only */
+            uint64_t e = end - pos < piece ? end : pos + piece;
+            int64_t m;
+            for (;;) {
+                if ((m = read_lines_at(r, pos, e, b)) < 0)
+                    break;
+                const unsigned char *q = memrchr(b, r->c->delim, (size_t)m);
+                if (q != NULL || e == end) {
+                    len = q ? (size_t)(q - b) + 1 : (size_t)m;
+                    break;
+                }
+                /* one line longer than the piece: take it whole */
+                uint64_t grow = (uint64_t)cap * 2;
+                unsigned char *nb = realloc(b, (size_t)grow);
+                if (nb == NULL) {
+                    fail(r, FS_ENOMEM, "memory exhausted (a line of over %zu bytes)", cap);
+                    break;
+                }
+                b = nb;
+                cap = (size_t)grow;
+                e = end - pos < grow - 1 ? end : pos + grow - 1;
+            }
+            if (r->rc == FS_OK) {
+                /* at most a quarter of the budget with 16 bytes per line */
+                const unsigned char *p = b, *q;
+                size_t keep = 0;
+                while (keep < len &&
+                       (q = memchr(p, r->c->delim, len - keep)) != NULL) {
+                    size_t l = (size_t)(q - p) + 1;
+                    if (lines > 0 && keep + l + 16 * (lines + 1) > piece * 2)
+                        break;
+                    keep += l;
+                    lines++;
+                    p = q + 1;
+                }
+                len = keep;
+                pos += len;
+                if (pos > end) /* the added final delimiter */
+                    pos = end;
+            }
+        }
+        unsigned char *send = NULL, *recv = NULL;
+        if (failed(r) || pack(r, b, len, lines, first, &send, sc) != 0)
+            break;
+        first += lines;
+        double t0 = MPI_Wtime();
+        uint64_t total = 0;
+        int st = fs_mpi__exchange(r->comm, send, sc, &recv, rc, &total);
+        free(send);
+        if (st != FS_OK) {
+            fail(r, st, "exchange: %s", fs_strerror(st));
+            free(recv);
+            failed(r);
+            break;
+        }
+        r->res->t_exchange += MPI_Wtime() - t0;
+        r->res->received += total - rc[r->rank];
+        t0 = MPI_Wtime();
+        spill(r, &k, recv, total);
+        r->res->t_spill += MPI_Wtime() - t0;
+        free(recv);
+        int mine = pos < end;
+        MPI_Allreduce(&mine, &more, 1, MPI_INT, MPI_LOR, r->comm);
+    }
+    free(b);
+    free(sc);
+    free(rc);
+    for (int i = 0; i < NB; i++)
+        bucket_flush(r, &k, i);
+    for (int i = 0; i < NB && r->rc == FS_OK; i++) { /* in key order */
+        if (k.size[i] == 0)
+            continue;
+        unsigned char *rec = NULL;
+        if ((rec = malloc((size_t)k.size[i])) == NULL) {
+            fail(r, FS_ENOMEM, "memory exhausted");
+            break;
+        }
+        size_t got = 0;
+        while (got < k.size[i]) {
+            ssize_t m = pread(k.fd[i], rec + got, (size_t)k.size[i] - got, (off_t)got);
+            if (m < 0 && errno == EINTR)
+                continue;
+            if (m <= 0) {
+                fail(r, FS_EIO, "temporary file in '%s': %s", k.dir,
+                     m < 0 ? strerror(errno) : "short read");
+                break;
+            }
+            got += (size_t)m;
+        }
+        if (r->rc == FS_OK)
+            sort_write(r, rec, k.size[i], fd, tmp, "a bucket of what this rank received");
+        free(rec);
+        close(k.fd[i]);
+        k.fd[i] = -1;
+    }
+    r->res->spilled = 0;
+    for (int i = 0; i < NB; i++)
+        r->res->spilled += k.size[i];
+    buckets_close(&k);
+}
+
+/* ---------------------------------------------------------------- run */
+
+int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
+                  fs_mpi_lines_result *res)
+{
+    double start_time = MPI_Wtime();
+    memset(res, 0, sizeof *res);
+    res->bad_rank = -1;
+    run R = {c, comm, 0, 0, NULL, 0, res, FS_OK};
+    run *r = &R;
+    MPI_Comm_size(comm, &r->P);
+    MPI_Comm_rank(comm, &r->rank);
+    fs_mpi__shard sh = {{0}, {0}, -1, 0};
+    unsigned char *buf = NULL, *send = NULL, *recv = NULL;
+    uint64_t *sizes = calloc((size_t)c->nfiles + 1, sizeof *sizes);
+    uint64_t *sc = calloc((size_t)r->P, sizeof *sc);
+    uint64_t *rc = calloc((size_t)r->P, sizeof *rc);
+    char *msg = res->msg;
+    size_t cap = sizeof res->msg;
+
+    /* the output first: a shard that cannot be written stops the job
+     * before any work */
+    if (sizes == NULL || sc == NULL || rc == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    else
+        r->rc = fs_mpi__shard_open(&sh, c->pattern, r->rank, msg, cap);
+    if (failed(r))
+        goto out;
+
+    double t0 = MPI_Wtime();
+    uint64_t start, end;
+    if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
+        goto out;
+    /* in memory when the share, its records and what comes back fit:
+     * about 2 x (bytes + 16 per line) + 8 per line at the peak */
+    uint64_t len = end - start, n = 0;
+    int ooc = c->memory && 3 * len > c->memory, any;
+    if (!ooc) {
+        int64_t m = -1;
+        if (len > SIZE_MAX - 2 || (buf = malloc((size_t)len + 1)) == NULL)
+            ooc = 1;
+        else if ((m = read_lines_at(r, start, end, buf)) >= 0) {
+            len = (uint64_t)m;
+            n = fs_lines_count(buf, (size_t)len, c->delim);
+            ooc = c->memory && 2 * len + 40 * n > c->memory;
+        }
+    }
+    if (failed(r))
+        goto out;
+    MPI_Allreduce(&ooc, &any, 1, MPI_INT, MPI_LOR, comm);
+    res->t_read = MPI_Wtime() - t0;
+    if (any) {
+        free(buf);
+        buf = NULL;
+        out_of_core(r, start, end, sh.fd, sh.tmp);
+    } else {
+        uint64_t first = 0;
+        MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
+        if (r->rank == 0)
+            first = 0;
+        if (pack(r, buf, (size_t)len, n, first, &send, sc) != 0)
+            goto out;
+        free(buf);
+        buf = NULL;
+        t0 = MPI_Wtime();
+        uint64_t total = 0;
+        int st = fs_mpi__exchange(comm, send, sc, &recv, rc, &total);
+        if (st != FS_OK) {
+            fail(r, st, "exchange: %s", fs_strerror(st));
+            failed(r);
+            goto out;
+        }
+        free(send);
+        send = NULL;
+        res->t_exchange = MPI_Wtime() - t0;
+        res->received = total - rc[r->rank];
+        sort_write(r, recv, total, sh.fd, sh.tmp, "what this rank received");
+    }
+    if (r->rc == FS_OK)
+        r->rc = fs_mpi__shard_close(&sh, msg, cap);
+    if (failed(r))
+        goto out;
+    /* every shard is whole: now they may take their names */
+    r->rc = fs_mpi__shard_commit(&sh, msg, cap);
+    failed(r);
+
+out:
+    if (r->rc != FS_OK)
+        fs_mpi__shard_discard(&sh);
+    res->t_total = MPI_Wtime() - start_time;
+    free(sizes);
+    free(sc);
+    free(rc);
+    free(buf);
+    free(send);
+    free(recv);
+    return r->rc;
+}

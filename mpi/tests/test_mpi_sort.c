@@ -1,0 +1,112 @@
+/* test_mpi_sort.c -- the local pieces of fairshuf-mpi that the 64-bit
+ * keys of real runs never exercise: ties (equal level-0 keys) ordered by
+ * the level-1, 2 keys of their line numbers, as `fairshuf lines` does,
+ * never by position; the range partition and the out-of-core bucket
+ * index both monotone in the key.  Built and run (by tests/run.sh) when
+ * MPI is found. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fairshuf/lines.h"
+#include "../internal.h"
+
+static const uint8_t K[32] = {1, 2, 3};
+
+static int by_level1(const void *a, const void *b)
+{
+    uint64_t x = fs_lines_key(K, ((const fs_mpi__item *)a)->idx, 1);
+    uint64_t y = fs_lines_key(K, ((const fs_mpi__item *)b)->idx, 1);
+    return (x > y) - (x < y);
+}
+
+/* 300 items, keys 0..2 (many ties), given in index order: each run of
+ * equal keys must come out in level-1 order, the key kept. */
+static void ties_by_next_level(void **s)
+{
+    (void)s;
+    enum { N = 300 };
+    fs_mpi__item a[N], ref[N];
+    for (size_t i = 0; i < N; i++) {
+        a[i].key = (uint64_t)(i % 3) << 62;
+        a[i].idx = 1000 + i;
+        a[i].pos = i;
+    }
+    memcpy(ref, a, sizeof a);
+    assert_int_equal(fs_mpi__sort(a, N, K), FS_OK);
+    for (uint64_t k = 0; k < 3; k++) { /* reference: group, then level 1 */
+        fs_mpi__item g[N];
+        size_t m = 0;
+        for (size_t i = 0; i < N; i++)
+            if (ref[i].key == k << 62)
+                g[m++] = ref[i];
+        qsort(g, m, sizeof *g, by_level1);
+        for (size_t i = 0; i < m; i++) {
+            assert_int_equal(a[k * 100 + i].idx, g[i].idx);
+            assert_int_equal(a[k * 100 + i].key, k << 62);
+        }
+    }
+    /* not input order: ties broken by position would keep idx rising */
+    int rising = 1;
+    for (size_t i = 1; i < 100; i++)
+        rising &= a[i].idx > a[i - 1].idx;
+    assert_false(rising);
+}
+
+/* Random distinct keys: plain ascending order (radix path, n >= 64). */
+static void sorts_keys(void **s)
+{
+    (void)s;
+    enum { N = 5000 };
+    fs_mpi__item *a = malloc(N * sizeof *a);
+    uint64_t *k = malloc(N * sizeof *k);
+    assert_non_null(a);
+    assert_non_null(k);
+    fs_lines_keys(K, 0, 0, k, N);
+    for (size_t i = 0; i < N; i++) {
+        a[i].key = k[i] >> (i % 2 ? 0 : 40); /* digits that vary or not */
+        a[i].idx = i;
+        a[i].pos = i;
+    }
+    assert_int_equal(fs_mpi__sort(a, N, K), FS_OK);
+    for (size_t i = 1; i < N; i++)
+        assert_true(a[i - 1].key <= a[i].key);
+    free(a);
+    free(k);
+}
+
+/* dest(key) never decreases with the key, every rank gets its slice,
+ * and inside a slice the bucket index (key * P) >> 58 never decreases. */
+static void partition_monotone(void **s)
+{
+    (void)s;
+    for (int P = 1; P <= 7; P++) {
+        uint64_t k[4096];
+        fs_lines_keys(K, (uint64_t)P << 20, 0, k, 4096);
+        for (size_t i = 0; i < 4096; i++)
+            for (size_t j = i + 1; j < i + 8 && j < 4096; j++) {
+                uint64_t lo = k[i] < k[j] ? k[i] : k[j];
+                uint64_t hi = k[i] < k[j] ? k[j] : k[i];
+                int dl = fs_mpi__dest(lo, P), dh = fs_mpi__dest(hi, P);
+                assert_true(dl <= dh);
+                if (dl == dh)
+                    assert_true(((lo * (uint64_t)P) >> 58) <=
+                                ((hi * (uint64_t)P) >> 58));
+            }
+        assert_int_equal(fs_mpi__dest(0, P), 0);
+        assert_int_equal(fs_mpi__dest(UINT64_MAX, P), P - 1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ties_by_next_level),
+        cmocka_unit_test(sorts_keys),
+        cmocka_unit_test(partition_monotone),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,45 @@
+/* playlist.h -- what the `fairshuf playlist` files share: the list read
+ * from FILE (plain, M3U/M3U8, TSV) and the state file. */
+#ifndef FS_PLAYLIST_CLI_H
+#define FS_PLAYLIST_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fairshuf/playlist.h"
+
+typedef enum { PL_PLAIN, PL_M3U, PL_TSV } pl_format;
+
+/* One entry: text[start, end) of the list, the line of its item (1-based;
+ * for M3U the line after its comments), and for TSV the row's fields. */
+typedef struct pl_entry {
+    size_t start, end;
+    size_t line;
+} pl_entry;
+
+typedef struct pl_list {
+    char *text;           /* the whole file */
+    size_t len;
+    pl_format format;
+    size_t header_end;    /* text[0, header_end): #EXTM3U or the TSV header */
+    pl_entry *entry;
+    size_t n;
+    uint8_t fingerprint[32]; /* SHA-256 of the file's bytes */
+} pl_list;
+
+/* Reads and splits FILE ("-" is stdin) or dies with "FILE: why" (1). */
+void pl_list_read(pl_list *l, const char *path, const char *format);
+void pl_list_free(pl_list *l);
+
+/* Field `name` of entry e of a TSV list into [*b, *e) of l->text; -1 if the
+ * header has no such field (*b = *e = 0 when the row is short). */
+int pl_field_index(const pl_list *l, const char *name);
+void pl_field(const pl_list *l, size_t e, int field, size_t *b, size_t *en);
+
+/* State file: 0 loaded, 1 absent; dies (1) if unreadable or invalid. */
+int pl_state_load(const char *path, fs_playlist *pl);
+/* Replaces the state file atomically (temp file in the same folder,
+ * fsync, rename) or dies (1), leaving the old state intact. */
+void pl_state_save(const char *path, const fs_playlist *pl);
+
+#endif

@@ -1,0 +1,224 @@
+#!/usr/bin/env bats
+# mpi.bats -- fairshuf-mpi under mpirun -np 1..4 on this machine: the
+# shards concatenated in rank order equal `fairshuf lines --seed` byte for
+# byte, positions are uniform (with a negative control that must fail),
+# and a failure on one rank stops every rank with nothing left behind.
+#
+# Open MPI is a test need (scripts/setup.sh installs it, so `make check`
+# has it): these tests fail, never skip, when fairshuf-mpi is not built.
+# Each mpirun costs about half a second, so runs are few and small.
+
+setup() {
+    export LC_ALL=C
+    MPI_BIN="$(dirname "$FS_BIN")/fairshuf-mpi"
+    T="$BATS_TEST_TMPDIR"
+    cd "$T"
+    # as root Open MPI wants these; shared memory only, no network probing
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+    # under ASan: Open MPI's own allocations at exit are not ours to report
+    # (full stacks, so that frames in its plugins name their library)
+    export LSAN_OPTIONS="suppressions=$BATS_TEST_DIRNAME/../../mpi/lsan.supp:print_suppressions=0"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+}
+
+need_mpi() {
+    if [ ! -x "$MPI_BIN" ] || ! command -v mpirun >/dev/null; then
+        echo "fairshuf-mpi or mpirun missing: Open MPI is a test need" \
+             "(scripts/setup.sh installs openmpi-bin libopenmpi-dev)" >&2
+        return 1
+    fi
+}
+
+# mpi P ARGS...: fairshuf-mpi on P ranks
+mpi() {
+    local p=$1
+    shift
+    mpirun -np "$p" --oversubscribe "$MPI_BIN" "$@"
+}
+
+# shards P PREFIX: the shards PREFIX.0 .. PREFIX.P-1 concatenated
+shards() {
+    local r
+    for ((r = 0; r < $1; r++)); do cat "$2.$r"; done
+}
+
+@test "mpi: built and runnable (Open MPI is a test need)" {
+    need_mpi
+    run mpi 1 --version
+    [ "$status" -eq 0 ]
+    [[ $output == "fairshuf-mpi (fairshuf) "* ]]
+    run mpi 1 --help
+    [ "$status" -eq 0 ]
+    [[ $output == *"--output=PATTERN"* ]]
+}
+
+@test "mpi: usage errors exit 2 with one message" {
+    need_mpi
+    run "$MPI_BIN" lines a
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: missing --output=PATTERN"* ]]
+    run "$MPI_BIN" lines -o 'x.%d.%d' a
+    [ "$status" -eq 2 ]
+    [[ $output == *"invalid --output pattern"* ]]
+    run "$MPI_BIN" lines -o 'x.%d' -
+    [ "$status" -eq 2 ]
+    run "$MPI_BIN" frob -o 'x.%d'
+    [ "$status" -eq 2 ]
+    [[ $output == *"unknown command 'frob'"* ]]
+    run "$MPI_BIN" lines --seed= -o 'x.%d' a
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: invalid seed: '': empty"* ]]
+}
+
+@test "mpi lines: several files, P = 1..4: byte-identical to fairshuf lines --seed" {
+    need_mpi
+    seq 1 3000 > f1
+    printf 'no final newline' > f2 # cat joins it with f3's first line
+    awk 'BEGIN { for (i = 0; i < 500; i++) printf "%s line %d\n", substr("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 1, i % 30), i }' > f3
+    : > f4
+    printf 'last, unterminated' > f5
+    cat f1 f2 f3 f4 f5 | "$FS_BIN" lines --seed=corpus > ref
+    cat f1 f2 f3 f4 f5 | sort > sorted
+    for p in 1 2 3 4; do
+        rm -f out.*
+        mpi "$p" lines --seed=corpus -o out.%d f1 f2 f3 f4 f5
+        shards "$p" out | cmp - ref
+        shards "$p" out | sort | cmp - sorted # a permutation
+        [ "$(ls out.* | wc -l)" -eq "$p" ]   # no temporary file left
+    done
+}
+
+@test "mpi lines: one file split by byte ranges, long lines, tiny exchange chunks" {
+    need_mpi
+    # a line longer than a rank's share: that rank gets no line, none is split
+    { seq 1 2000; head -c 300000 /dev/zero | tr '\0' 'L'; echo; seq 2001 2100; } > big
+    "$FS_BIN" lines --seed=7 big > ref
+    for p in 2 4; do
+        rm -f out.*
+        mpi "$p" lines --seed=7 --test-chunk=1000 -o out.%d big
+        shards "$p" out | cmp - ref
+    done
+    # the long line arrived whole in exactly one shard
+    [ "$(grep -l LLLL out.* | wc -l)" -eq 1 ]
+}
+
+@test "mpi lines: -z, P = 3" {
+    need_mpi
+    printf 'a\0b b\0c\nc\0d\0e\0f\0g' > z
+    "$FS_BIN" lines -z --seed=zz z > ref
+    mpi 3 lines -z --seed=zz -o 'o%%.%d' z
+    cat o%.0 o%.1 o%.2 | cmp - ref
+}
+
+@test "mpi lines: without --seed, a key from rank 0 shared by all ranks" {
+    need_mpi
+    seq 1 200 > in
+    mpi 3 lines -o a.%d in
+    mpi 3 lines -o b.%d in
+    shards 3 a | sort -n | cmp - in
+    shards 3 b | sort -n | cmp - in
+    ! shards 3 a | cmp -s - <(shards 3 b) # 200! orders: equal means a fixed key
+}
+
+# The array entry point (fs_mpi_shuffle) through `fairshuf-mpi array N`.
+@test "mpi array: equals the keyed order; --balanced gives equal shard sizes" {
+    need_mpi
+    seq 0 999 > in
+    "$FS_BIN" lines --seed=arr in > ref
+    mpi 3 array 1000 --seed=arr --test-chunk=64 -o m.%d
+    shards 3 m | cmp - ref
+    mpi 3 array 1000 --seed=arr --balanced -o b.%d
+    shards 3 b | cmp - ref
+    [ "$(wc -l < b.0)" -eq 333 ] && [ "$(wc -l < b.1)" -eq 333 ] && [ "$(wc -l < b.2)" -eq 334 ]
+}
+
+# uniformity RUNS_FILE: chi-square of the position matrix (6 values x 6
+# positions across the three shards, 600 runs, df 25) must lie in
+# [11.524, 52.620] (chi-square quantiles 0.001 and 0.999), and the size of
+# shard 0 over the runs must follow Binomial(6, 1/3) (5 classes after
+# pooling 5 and 6, df 5: at most 20.515, the 0.999 quantile).
+uniformity() {
+    awk '
+    { pos = n[$1]++; c[$2, pos]++; if (FILENAME == ARGV[1]) s0[$1]++ }
+    END {
+        R = 600; E = R / 6; x = 0
+        for (v = 0; v < 6; v++) for (p = 0; p < 6; p++) x += (c[v, p] - E) ^ 2 / E
+        for (j = 0; j < R; j++) if (n[j] != 6) { print "run " j " has " n[j] " values"; exit 1 }
+        split("0.087791495 0.263374486 0.329218107 0.219478738 0.082304527 0.017832647", pk, " ")
+        for (j = 0; j < R; j++) { k = s0[j] + 0; if (k > 5) k = 5; h[k]++ }
+        y = 0
+        for (k = 0; k <= 5; k++) { e = R * pk[k + 1]; if (k == 5) e = R * (1 - 0.087791495 - 0.263374486 - 0.329218107 - 0.219478738 - 0.082304527); y += (h[k] - e) ^ 2 / e }
+        printf "positions chi2 = %.3f (band 11.524..52.620), shard-0 size chi2 = %.3f (<= 20.515)\n", x, y
+        exit !(x >= 11.524 && x <= 52.620 && y <= 20.515)
+    }' u.0 u.1 u.2
+}
+
+@test "mpi array: positions across shards uniform at P = 3 (600 seeded runs)" {
+    need_mpi
+    mpi 3 array 6 --seed=uni --test-runs=600 -o u.%d
+    run uniformity
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "mpi array: negative control (elements kept on their rank) fails the same test" {
+    need_mpi
+    mpi 3 array 6 --seed=uni --test-runs=600 --test-local-only -o u.%d
+    run uniformity
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == "positions chi2 = "* ]] # failed on the statistic, not on input
+}
+
+@test "mpi: a read failure on one rank stops every rank, no shard left" {
+    need_mpi
+    seq 1 1000 > in
+    run mpi 3 lines --seed=1 --test-fail-read=1 -o out.%d in
+    [ "$status" -ne 0 ]
+    [[ $output == *"fairshuf-mpi: rank 1: in: Input/output error"* ]]
+    [[ $output == *"fairshuf-mpi: rank 0: stopped: rank 1 failed: in: "* ]]
+    [[ $output == *"fairshuf-mpi: rank 2: stopped: rank 1 failed: in: "* ]]
+    [ -z "$(ls | grep out)" ]
+}
+
+@test "mpi: a missing input or an unwritable shard fails cleanly on all ranks" {
+    need_mpi
+    seq 1 100 > in
+    run mpi 2 lines --seed=1 -o out.%d in missing
+    [ "$status" -ne 0 ]
+    [[ $output == *"fairshuf-mpi: rank 0: missing: No such file or directory"* ]]
+    [[ $output == *"fairshuf-mpi: rank 1: stopped: rank 0 failed: missing: No such file or directory"* ]]
+    [ -z "$(ls | grep out)" ]
+    mkdir out.2 # rank 2's shard cannot be written
+    run mpi 3 lines --seed=1 -o out.%d in
+    [ "$status" -ne 0 ]
+    [[ $output == *"fairshuf-mpi: rank 2: out.2: Is a directory"* ]]
+    [[ $output == *"fairshuf-mpi: rank 0: stopped: rank 2 failed: out.2: Is a directory"* ]]
+    [ "$(ls | grep out)" = "out.2" ] && [ -z "$(ls out.2)" ]
+}
+
+@test "mpi lines: out of core (--memory, -T): same bytes, P = 1 and 3" {
+    need_mpi
+    { seq 1 60000; head -c 100000 /dev/zero | tr '\0' 'L'; echo; seq 1 5000; } > in1
+    seq 70000 90000 > in2
+    cat in1 in2 | "$FS_BIN" lines --seed=ooc > ref
+    mkdir tmp
+    for p in 1 3; do
+        rm -f out.*
+        mpi "$p" lines --seed=ooc --memory=1500K -T tmp --stats -o out.%d in1 in2 2> stats
+        shards "$p" out | cmp - ref
+        grep -q "spilled [1-9]" stats # it did go through bucket files
+    done
+    [ -z "$(ls tmp)" ]
+}
+
+@test "mpi: a bucket over --memory fails cleanly on every rank" {
+    need_mpi
+    { seq 1 10000; head -c 300000 /dev/zero | tr '\0' 'L'; echo; } > in # one line of 3 budgets
+    run mpi 2 lines --seed=1 --memory=100K -o out.%d in
+    [ "$status" -ne 0 ]
+    [[ $output == *"rank "?": a bucket of what this rank received needs about"*"more than --memory=100 KiB"* ]]
+    [[ $output == *"stopped: rank "?" failed: a bucket"* ]]
+    [ -z "$(ls | grep out)" ]
+}
