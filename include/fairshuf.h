@@ -275,6 +275,16 @@ FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 FS_API int fs_shuffle_with(fs_algorithm alg, void *base, size_t n, size_t size,
                     fs_rng *rng);
 
+/* NEGATIVE CONTROL with a parameter (posts 000 and 001): `swaps` times,
+ * swap two positions drawn uniformly and independently (exactly unbiased
+ * draws).  Never uniform for any finite swaps and n > 1 -- the chance that
+ * no swap touched a given element is (1 - 2/n + 1/n^2)^swaps > 0, so an
+ * element stays home more often than 1/n -- but the bias shrinks
+ * geometrically; `fairshuf verify --swaps=LIST` measures it.  Errors: as
+ * fs_shuffle_with (rng NULL: the thread's default).  O(swaps). */
+FS_API int fs_shuffle_swaps(void *base, size_t n, size_t size, uint64_t swaps,
+                            fs_rng *rng);
+
 /* Inside-out (Durstenfeld's copy form): writes a uniformly shuffled copy
  * of src to dst, src untouched.  dst and src must not overlap.  O(n). */
 FS_API int fs_shuffle_copy(void *dst, const void *src, size_t n, size_t size,

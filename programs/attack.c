@@ -57,18 +57,18 @@ static size_t parse_known(const char *s, fs_known_card *known, size_t cap,
          tok = strtok_r(NULL, ",", &save)) {
         size_t plen = strcspn(tok, ":");
         if (tok[plen] != ':')
-            cli_die(CLI_FAIL, "attack: invalid known card '%s': expected "
+            cli_die(CLI_USAGE, "invalid known card '%s': expected "
                               "POS:CARD", tok);
         tok[plen] = '\0';
         const char *code = tok + plen + 1;
         uint64_t pos;
         if (cli_parse_u64(tok, &pos) != 0 || pos < 1 || pos > 52)
-            cli_die(CLI_FAIL, "attack: invalid position '%s': 1 to 52", tok);
+            cli_die(CLI_USAGE, "invalid position '%s': 1 to 52", tok);
         fs_card c;
         if (fs_card_parse(code, strlen(code), 0, &c) != FS_OK || c >= 52)
-            cli_die(CLI_FAIL, "attack: malformed card code '%s'", code);
+            cli_die(CLI_USAGE, "malformed card code '%s'", code);
         if (k == cap)
-            cli_die(CLI_FAIL, "attack: too many known cards");
+            cli_die(CLI_USAGE, "too many known cards");
         known[k].pos = (unsigned)(pos - 1);
         known[k].card = c;
         k++;
@@ -84,11 +84,11 @@ static size_t add_part(const fs_dealer *d, const char *what, const char *list,
     fs_card c[8];
     size_t n = deal_parse_cards("attack", list, 0, c, 8);
     if (n != d->layout.part[part].count)
-        cli_die(CLI_FAIL, "attack: --%s needs %zu cards, got %zu", what,
+        cli_die(CLI_USAGE, "--%s needs %zu cards, got %zu", what,
                 d->layout.part[part].count, n);
     for (size_t i = 0; i < n; i++) {
         if (c[i] >= 52)
-            cli_die(CLI_FAIL, "attack: malformed card code: not a card of a "
+            cli_die(CLI_USAGE, "malformed card code: not a card of a "
                               "52-card deck");
         known[k].pos = (unsigned)fs_dealer_position(d, part, i);
         known[k].card = c[i];
@@ -103,7 +103,7 @@ static void parse_window(const char *s, uint32_t *a, uint32_t *b)
     uint64_t x, y;
     char left[32];
     if (s[dl] != '-' || dl >= sizeof left)
-        cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO", s);
+        cli_die(CLI_USAGE, "invalid window '%s': expected FROM-TO", s);
     else {
         memcpy(left, s, dl);
         left[dl] = '\0';
@@ -111,13 +111,23 @@ static void parse_window(const char *s, uint32_t *a, uint32_t *b)
     const char *right = s + dl + 1;
     if (cli_parse_u64(left, &x) != 0 || cli_parse_u64(right, &y) != 0 ||
         x > y || y > UINT32_MAX)
-        cli_die(CLI_FAIL, "attack: invalid window '%s': expected FROM-TO, "
+        cli_die(CLI_USAGE, "invalid window '%s': expected FROM-TO, "
                           "FROM <= TO < 2^32", s);
     *a = (uint32_t)x;
     *b = (uint32_t)y;
 }
 
-int cmd_attack(int argc, char **argv)
+/* What the command line asked for, and the search it plans. */
+typedef struct attack_job {
+    const char *known_s, *hole, *flop;
+    enum deal_format format;
+    uint64_t seat, players, threads;
+    uint32_t first, last;
+    fs_known_card known[52];
+    size_t nknown;
+} attack_job;
+
+static void parse(attack_job *j, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"known", required_argument, NULL, 'k'},
@@ -131,70 +141,68 @@ int cmd_attack(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
-    const char *known_s = NULL, *hole = NULL, *flop = NULL, *format = "text";
-    uint64_t seat = 0, players = 6, threads = 0;
-    uint32_t first = 0, last = FS_ASF_SEEDS_PER_DAY - 1;
+    const char *format = "text";
+    memset(j, 0, sizeof *j);
+    j->players = 6;
+    j->last = FS_ASF_SEEDS_PER_DAY - 1;
     int c;
     while ((c = getopt_long(argc, argv, "k:p:w:t:f:", opts, NULL)) != -1) {
         switch (c) {
-        case 'k': known_s = optarg; break;
-        case OPT_SEAT: seat = cli_u64_or_die("seat", optarg); break;
-        case OPT_HOLE: hole = optarg; break;
-        case OPT_FLOP: flop = optarg; break;
-        case 'p': players = cli_u64_or_die("number of players", optarg); break;
-        case 'w': parse_window(optarg, &first, &last); break;
-        case 't': threads = cli_u64_or_die("threads", optarg); break;
+        case 'k': j->known_s = optarg; break;
+        case OPT_SEAT: j->seat = cli_u64_or_die("seat", optarg); break;
+        case OPT_HOLE: j->hole = optarg; break;
+        case OPT_FLOP: j->flop = optarg; break;
+        case 'p':
+            j->players = cli_u64_or_die("number of players", optarg);
+            break;
+        case 'w': parse_window(optarg, &j->first, &j->last); break;
+        case 't': j->threads = cli_u64_or_die("threads", optarg); break;
         case 'f': format = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("attack", usage_text);
         case 'V': cli_version("attack");
-        default: cli_try_help("attack", CLI_USAGE);
+        default: cli_bad_option("attack");
         }
     }
     if (optind < argc) {
-        cli_error("attack: extra operand '%s'", argv[optind]);
+        cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("attack", CLI_USAGE);
     }
-    enum deal_format f = deal_format_parse("attack", format);
-    if (f == DEAL_TSV)
-        cli_die(CLI_USAGE, "attack: invalid format: 'tsv' (text or json)");
-    if (threads > 64)
-        cli_die(CLI_FAIL, "invalid threads: '%llu'",
-                (unsigned long long)threads);
-    fs_dealer *d = malloc(sizeof *d);
-    fs_deal *deal = malloc(sizeof *deal);
-    if (d == NULL || deal == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    const fs_game *g = fs_game_find("holdem");
-    deal_setup("attack", d, g, players > 1000 ? 1000 : (unsigned)players, 0,
-               FS_ALG_ASF_1999);
+    j->format = deal_format_parse("attack", format);
+    if (j->format == DEAL_TSV || j->format == DEAL_JSONL)
+        cli_die(CLI_USAGE, "invalid format: '%s' (text or json)", format);
+    if (j->threads > 64)
+        cli_die(CLI_USAGE, "invalid threads: '%llu': at most 64",
+                (unsigned long long)j->threads);
+}
 
-    fs_known_card known[52];
-    size_t k = 0;
-    if (known_s)
-        k = parse_known(known_s, known, 52, k);
-    if (hole || flop || seat) {
-        if (!hole || !flop || !seat)
-            cli_die(CLI_USAGE, "attack: --seat, --hole and --flop go together");
-        if (seat > d->players)
-            cli_die(CLI_FAIL, "attack: seat %llu: only %u players",
-                    (unsigned long long)seat, d->players);
-        k = add_part(d, "hole", hole, (size_t)seat - 1, known, k);
-        k = add_part(d, "flop", flop, d->players, known, k);
+/* The known cards, with shoe positions from --known or from the seat. */
+static void plan(attack_job *j, const fs_dealer *d)
+{
+    if (j->known_s)
+        j->nknown = parse_known(j->known_s, j->known, 52, j->nknown);
+    if (j->hole || j->flop || j->seat) {
+        if (!j->hole || !j->flop || !j->seat)
+            cli_die(CLI_USAGE, "--seat, --hole and --flop go together");
+        if (j->seat > d->players)
+            cli_die(CLI_USAGE, "seat %llu: only %u players",
+                    (unsigned long long)j->seat, d->players);
+        j->nknown = add_part(d, "hole", j->hole, (size_t)j->seat - 1,
+                             j->known, j->nknown);
+        j->nknown = add_part(d, "flop", j->flop, d->players, j->known,
+                             j->nknown);
     }
-    if (k == 0) {
-        cli_error("attack: no known cards (--known, or --seat/--hole/--flop)");
+    if (j->nknown == 0) {
+        cli_error("no known cards (--known, or --seat/--hole/--flop)");
         cli_try_help("attack", CLI_USAGE);
     }
-    uint32_t found[16];
-    uint64_t nfound;
-    double t0 = now();
-    int rc = fs_attack_asf(known, k, first, last, (unsigned)threads, found, 16,
-                           &nfound);
-    double secs = now() - t0;
-    if (rc == FS_EINVAL)
-        cli_die(CLI_FAIL, "attack: known cards repeat a position or a card");
-    cli_check(rc, "attack");
-    uint64_t searched = (uint64_t)last - first + 1;
+}
+
+/* The seeds found (at most 16 kept) and what the search took. */
+static void report(const attack_job *j, fs_dealer *d, fs_deal *deal,
+                   const uint32_t *found, uint64_t nfound, double secs)
+{
+    enum deal_format f = j->format;
+    uint64_t searched = (uint64_t)j->last - j->first + 1;
     /* What the same search would face against the default generator: its
      * key space, since a shuffled 52-card deck (2^225.6 orders) is one of
      * 2^256 keystreams. */
@@ -208,7 +216,7 @@ int cmd_attack(int argc, char **argv)
         snprintf(line, sizeof line,
                  "{\"first\":%u,\"last\":%u,\"searched\":%llu,\"seconds\":%.3f,"
                  "\"matches\":%llu,\"seeds\":[",
-                 first, last, (unsigned long long)searched, secs,
+                 j->first, j->last, (unsigned long long)searched, secs,
                  (unsigned long long)nfound);
         out_str(out, line);
         for (uint64_t i = 0; i < nfound && i < 16; i++) {
@@ -221,7 +229,8 @@ int cmd_attack(int argc, char **argv)
         snprintf(line, sizeof line,
                  "searched seeds %u..%u (%llu seeds, %zu known cards) in "
                  "%.3f s\n",
-                 first, last, (unsigned long long)searched, k, secs);
+                 j->first, j->last, (unsigned long long)searched, j->nknown,
+                 secs);
         out_str(out, line);
     }
     for (uint64_t i = 0; i < nfound && i < 16; i++) {
@@ -254,7 +263,7 @@ int cmd_attack(int argc, char **argv)
                  "is 2^%u keys (chacha20),\n"
                  "not %llu seeds: at 10^9 keys a second that is about "
                  "3.7e60 years.\n",
-                 first, last, space_bits, (unsigned long long)searched);
+                 j->first, j->last, space_bits, (unsigned long long)searched);
         out_str(out, line);
     } else if (nfound > 16) {
         snprintf(line, sizeof line, "... %llu matching seeds in all\n",
@@ -262,6 +271,31 @@ int cmd_attack(int argc, char **argv)
         out_str(out, line);
     }
     out_flush(out);
+}
+
+int cmd_attack(int argc, char **argv)
+{
+    attack_job j;
+    parse(&j, argc, argv);
+    fs_dealer *d = malloc(sizeof *d);
+    fs_deal *deal = malloc(sizeof *deal);
+    if (d == NULL || deal == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    const fs_game *g = fs_game_find("holdem");
+    deal_setup("attack", d, g, j.players > 1000 ? 1000 : (unsigned)j.players,
+               0, FS_ALG_ASF_1999);
+    plan(&j, d);
+    /* run: the library's search */
+    uint32_t found[16];
+    uint64_t nfound;
+    double t0 = now();
+    int rc = fs_attack_asf(j.known, j.nknown, j.first, j.last,
+                           (unsigned)j.threads, found, 16, &nfound);
+    double secs = now() - t0;
+    if (rc == FS_EINVAL)
+        cli_die(CLI_USAGE, "known cards repeat a position or a card");
+    cli_check(rc, "attack");
+    report(&j, d, deal, found, nfound, secs);
     free(deal);
     free(d);
     return nfound ? CLI_OK : CLI_FAIL;

@@ -1,5 +1,7 @@
 /* cli.c -- shared helpers of the subcommands. */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,51 @@ void cli_usage(const char *text)
     exit(CLI_OK);
 }
 
+const char *cli_manual(const char *page)
+{
+    static char buf[PATH_MAX + 32];
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0'; /* the binary's folder */
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/../share/man/man1/%s.1", exe, page);
+        if (access(path, R_OK) != 0) { /* not installed beside the binary */
+            snprintf(path, sizeof path, "%s/../docs/man/%s.1", exe, page);
+            char real[PATH_MAX];
+            if (realpath(path, real) == NULL)
+                return NULL;
+            snprintf(buf, sizeof buf, "man -l %s", real);
+            return buf;
+        }
+    }
+    snprintf(buf, sizeof buf, "man %s", page);
+    return buf;
+}
+
+void cli_help(const char *sub, const char *text)
+{
+    char page[64];
+    snprintf(page, sizeof page, "fairshuf-%s", sub ? sub : "");
+    const char *man = sub ? cli_manual(page) : NULL;
+    if (man == NULL) /* perm and rng are described in fairshuf(1) */
+        man = cli_manual("fairshuf");
+    fputs(text, stdout);
+    printf("Manual: %s\n", man ? man : "man fairshuf");
+    exit(CLI_OK);
+}
+
+void cli_bad_option(const char *sub)
+{
+    if (optopt >= '0' && optopt <= '9')
+        cli_error("a negative number is not an operand (an option's value "
+                  "may be one)");
+    cli_try_help(sub, CLI_USAGE);
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     if (s == NULL || *s == '\0')
@@ -91,9 +138,10 @@ uint64_t cli_u64_or_die(const char *what, const char *s)
     uint64_t v;
     int rc = cli_parse_u64(s, &v);
     if (rc == -2)
-        cli_die(CLI_FAIL, "invalid %s: '%s': %s", what, s, strerror(ERANGE));
+        cli_die(CLI_USAGE, "invalid %s: '%s': %s", what, s, strerror(ERANGE));
     if (rc != 0)
-        cli_die(CLI_FAIL, "invalid %s: '%s'", what, s);
+        cli_die(CLI_USAGE, "invalid %s: '%s'%s", what, s,
+                *s == '-' ? ": must be 0 or more" : "");
     return v;
 }
 

@@ -11,8 +11,10 @@
 /* "fairshuf", or "shuf" when the binary runs under that name. */
 extern const char *cli_prog;
 
-/* Exit statuses: 0 success, 1 failure, 2 usage error. */
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+/* Exit statuses (fairshuf(1), EXIT STATUS): 0 success, 1 runtime failure,
+ * 2 usage error; verdicts: 3 biased/dishonest, 4 inconclusive. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_BIASED = 3,
+       CLI_INCONCLUSIVE = 4 };
 
 /* "PROG: message\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -25,10 +27,21 @@ _Noreturn void cli_version(const char *sub);
 /* Prints text to stdout and exits 0 (1 on write error). */
 _Noreturn void cli_usage(const char *text);
 
+/* "man PAGE" when the page is installed beside the binary, else
+ * "man -l /path/docs/man/PAGE.1" when run from the build tree; NULL
+ * when the page is in neither place. */
+const char *cli_manual(const char *page);
+/* Prints text, then "Manual: man fairshuf-SUB" (see cli_manual), exits 0. */
+_Noreturn void cli_help(const char *sub, const char *text);
+/* getopt_long returned '?' or ':' (it printed the message): adds a hint
+ * for "-5" (a negative number read as an option), then cli_try_help. */
+_Noreturn void cli_bad_option(const char *sub);
+
 /* Strict unsigned decimal: digits only, no sign, no space, no overflow.
  * Returns 0 on success, -1 malformed, -2 overflow. */
 int cli_parse_u64(const char *s, uint64_t *out);
-/* Like cli_parse_u64 or dies "invalid WHAT: 'S'" with status 1. */
+/* Like cli_parse_u64 or dies "invalid WHAT: 'S'" with status 2 (usage:
+ * every caller parses an option or operand). */
 uint64_t cli_u64_or_die(const char *what, const char *s);
 /* A size with optional K, M, G, T suffix (powers of 1024), or B. */
 int cli_parse_size(const char *s, uint64_t *out);

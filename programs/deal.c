@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "Usage: fairshuf deal [OPTION]...\n"
@@ -16,22 +17,33 @@ static const char usage_text[] =
     "  -p, --players=N      players (default: the game's)\n"
     "  -d, --decks=N        decks in the shoe (default: the game's)\n"
     "  -c, --count=K        deal K independent deals (default 1)\n"
-    "  -r, --rng=NAME       generator (default chacha20); 'list' shows all\n"
+    "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible deals: the same S gives the same deals\n"
     "  -a, --algorithm=A    shuffle (default auto); 'list' shows all\n"
-    "  -f, --format=F       text (default), tsv or json\n"
+    "  -f, --format=F       text (default), tsv, json (one array) or jsonl\n"
+    "                       (JSON Lines: one object per deal, streams)\n"
     "  -l, --lang=L         en (default) or zh: names in text output\n"
+    "      --hands=LIST     shoe mode: deal hands of these sizes one after\n"
+    "                       another from one shuffled shoe (5,5,13)\n"
+    "      --show-rest      shoe mode: also print the cards left, in order\n"
+    "      --progress       progress on stderr even when not a terminal\n"
+    "      --no-progress    no progress line (default: on a terminal)\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
     "TSV fields: one per hand, then the kitty, board, wall or shoe; cards as\n"
     "codes in deal order: rank A23456789TJQK + suit shdc (As Td 9c), jokers\n"
     "BJ (small) and RJ (big), tiles 1m..9m 1p..9p 1s..9s 1z..7z 1f..8f.\n"
-    "A warning goes to stderr when the generator cannot reach every deal.\n"
+    "A warning goes to stderr when the generator cannot reach every deal or\n"
+    "the algorithm is not uniform over all deals.\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n"
     "Examples:\n"
     "  fairshuf deal\n"
     "  fairshuf deal --game=holdem --players=4 --lang=zh\n"
     "  fairshuf deal --game=doudizhu --count=1000000 --format=tsv --seed=x\n"
+    "  fairshuf deal --game=poker5 --count=3 --format=jsonl\n"
+    "  fairshuf deal --game=poker5 --hands=5,5,13 --show-rest\n"
+    "  fairshuf deal --game=doudizhu --decks=2 --hands=17,17,17,3 --show-rest\n"
     "  fairshuf deal --game=holdem --rng=delphi --algorithm=asf-1999 "
     "--seed=45296789\n";
 
@@ -39,7 +51,7 @@ static unsigned small_u(const char *what, const char *s)
 {
     uint64_t v = cli_u64_or_die(what, s);
     if (v == 0 || v > 1000)
-        cli_die(CLI_FAIL, "invalid %s: '%s'", what, s);
+        cli_die(CLI_USAGE, "invalid %s: '%s': must be 1 to 1000", what, s);
     return (unsigned)v;
 }
 
@@ -50,11 +62,15 @@ int cmd_deal(int argc, char **argv)
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
         {"count", required_argument, NULL, 'c'},
-        {"rng", required_argument, NULL, 'r'},
+        {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"algorithm", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
         {"lang", required_argument, NULL, 'l'},
+        {"hands", required_argument, NULL, 'H'},
+        {"show-rest", no_argument, NULL, 'S'},
+        {"progress", no_argument, NULL, 'P'},
+        {"no-progress", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -62,26 +78,31 @@ int cmd_deal(int argc, char **argv)
     const char *alg_name = "auto", *format = "text", *lang = "en";
     unsigned players = 0, decks = 0;
     uint64_t count = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "g:p:d:c:r:s:a:f:l:", opts, NULL)) !=
+    int c, progress = -1, show_rest = 0;
+    size_t sizes[64], nhands = 0;
+    while ((c = getopt_long(argc, argv, "g:p:d:c:G:s:a:f:l:", opts, NULL)) !=
            -1) {
         switch (c) {
         case 'g': game = optarg; break;
         case 'p': players = small_u("number of players", optarg); break;
         case 'd': decks = small_u("number of decks", optarg); break;
         case 'c': count = cli_u64_or_die("count", optarg); break;
-        case 'r': rng_name = optarg; break;
+        case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case 'a': alg_name = optarg; break;
         case 'f': format = optarg; break;
         case 'l': lang = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case 'H': nhands = deal_parse_hands(optarg, sizes, 64); break;
+        case 'S': show_rest = 1; break;
+        case 'P': progress = 1; break;
+        case 'Q': progress = 0; break;
+        case 'h': cli_help("deal", usage_text);
         case 'V': cli_version("deal");
-        default: cli_try_help("deal", CLI_USAGE);
+        default: cli_bad_option("deal");
         }
     }
     if (optind < argc) {
-        cli_error("deal: extra operand '%s'", argv[optind]);
+        cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("deal", CLI_USAGE);
     }
     enum deal_format f = deal_format_parse("deal", format);
@@ -101,25 +122,38 @@ int cmd_deal(int argc, char **argv)
     if (fs_entropy_warning(&e, g->name, fs_rng_info_of(rng)->name, warning,
                            sizeof warning) > 0)
         cli_error("warning: %s", warning);
-    if (fs_rng_info_of(rng)->legacy || !fs_algorithm_find(alg_name)->fair)
-        cli_error("warning: %s%s%s: a known-bad choice, for demonstrations "
-                  "only",
-                  fs_rng_info_of(rng)->legacy ? fs_rng_info_of(rng)->name : "",
-                  fs_rng_info_of(rng)->legacy &&
-                          !fs_algorithm_find(alg_name)->fair
-                      ? " with "
-                      : "",
-                  fs_algorithm_find(alg_name)->fair ? "" : alg_name);
+    /* The library's metadata says which algorithms are uniform over every
+     * order: a negative control is not, nor is sattolo (single cycles). */
+    const fs_algorithm_info *ai = fs_algorithm_find(alg_name);
+    int uniform = ai->fair && !ai->cyclic;
+    const fs_rng_info *ri = fs_rng_info_of(rng);
+    if (ri->legacy || !uniform)
+        cli_error("warning: %s%s%s: %s, for demonstrations only",
+                  ri->legacy ? ri->name : "",
+                  ri->legacy && !uniform ? " with " : "",
+                  uniform ? "" : alg_name,
+                  !uniform && ai->fair ? "not uniform over all deals"
+                                       : "a known-bad choice");
 
     static out_buf out_store; /* 64 KiB: not on the stack */
     out_buf *out = &out_store;
     out_init(out, stdout);
+    cli_progress bar;
+    cli_progress_init(&bar, progress);
     if (f == DEAL_JSON)
         deal_json_begin(out);
     for (uint64_t k = 0; k < count; k++) {
-        cli_check(fs_dealer_deal(d, rng, deal), "deal");
-        deal_print(out, d, deal, f, l, k, count);
+        if (nhands) {
+            deal_shoe(out, g, decks, alg, rng, sizes, nhands, show_rest, f, l,
+                      k, count);
+        } else {
+            cli_check(fs_dealer_deal(d, rng, deal), "deal");
+            deal_print(out, d, deal, f, l, k, count);
+        }
+        if ((k & 0x3ff) == 0)
+            cli_progress_show(&bar, "deal", k, count, "deals");
     }
+    cli_progress_end(&bar);
     if (f == DEAL_JSON)
         deal_json_end(out);
     out_flush(out);

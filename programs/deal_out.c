@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "json.h"
 
 enum deal_format deal_format_parse(const char *sub, const char *s)
 {
@@ -14,7 +15,9 @@ enum deal_format deal_format_parse(const char *sub, const char *s)
         return DEAL_TSV;
     if (strcmp(s, "json") == 0)
         return DEAL_JSON;
-    cli_error("%s: invalid format: '%s' (text, tsv or json)", sub, s);
+    if (strcmp(s, "jsonl") == 0)
+        return DEAL_JSONL;
+    cli_error("invalid format: '%s' (text, tsv, json or jsonl)", s);
     cli_try_help(sub, CLI_USAGE);
 }
 
@@ -24,12 +27,13 @@ fs_lang deal_lang_parse(const char *sub, const char *s)
         return FS_LANG_EN;
     if (strcmp(s, "zh") == 0)
         return FS_LANG_ZH;
-    cli_error("%s: invalid language: '%s' (en or zh)", sub, s);
+    cli_error("invalid language: '%s' (en or zh)", s);
     cli_try_help(sub, CLI_USAGE);
 }
 
 const fs_game *deal_game(const char *sub, const char *name)
 {
+    (void)sub; /* messages read "fairshuf: what: why", as everywhere */
     size_t n;
     const fs_game *games = fs_game_list(&n);
     if (strcmp(name, "list") == 0) {
@@ -39,8 +43,8 @@ const fs_game *deal_game(const char *sub, const char *name)
     }
     const fs_game *g = fs_game_find(name);
     if (g == NULL)
-        cli_die(CLI_FAIL, "%s: unknown game: '%s' (--game=list shows the "
-                          "games)", sub, name);
+        cli_die(CLI_USAGE, "unknown game: '%s' (--game=list shows the "
+                           "games)", name);
     return g;
 }
 
@@ -50,9 +54,9 @@ void deal_setup(const char *sub, fs_dealer *d, const fs_game *g,
     unsigned p = players ? players : g->players;
     if (p < g->min_players || p > g->max_players) {
         if (g->min_players == g->max_players)
-            cli_die(CLI_FAIL, "%s: %s: %u players: the game takes exactly %u",
-                    sub, g->name, p, g->min_players);
-        cli_die(CLI_FAIL, "%s: %s: %u players: the game takes %u to %u", sub,
+            cli_die(CLI_USAGE, "%s: %u players: the game takes exactly %u",
+                    g->name, p, g->min_players);
+        cli_die(CLI_USAGE, "%s: %u players: the game takes %u to %u",
                 g->name, p, g->min_players, g->max_players);
     }
     int rc = fs_dealer_init(d, g, players, decks, alg);
@@ -64,12 +68,12 @@ void deal_setup(const char *sub, fs_dealer *d, const fs_game *g,
             need += g->extra[e].burn + g->extra[e].count;
         size_t have = fs_deck_size(g->deck) * k;
         if (have > FS_DEAL_MAX_CARDS)
-            cli_die(CLI_FAIL, "%s: %s: %u decks: at most %u cards per shoe",
-                    sub, g->name, k, FS_DEAL_MAX_CARDS);
-        cli_die(CLI_FAIL,
-                "%s: %s: not enough cards: %u players need %zu, %u deck%s "
+            cli_die(CLI_USAGE, "%s: %u decks: at most %u cards per shoe",
+                    g->name, k, FS_DEAL_MAX_CARDS);
+        cli_die(CLI_USAGE,
+                "%s: not enough cards: %u players need %zu, %u deck%s "
                 "hold%s %zu",
-                sub, g->name, p, need, k, k == 1 ? "" : "s", k == 1 ? "s" : "",
+                g->name, p, need, k, k == 1 ? "" : "s", k == 1 ? "s" : "",
                 have);
     }
     cli_check(rc, sub);
@@ -92,22 +96,14 @@ static void put_u64(out_buf *o, uint64_t v)
     out_u64(o, v);
 }
 
+static void put_out(void *ctx, const char *p, size_t n)
+{
+    out_bytes((out_buf *)ctx, p, n);
+}
+
 void deal_json_string(out_buf *o, const char *s)
 {
-    out_byte(o, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            out_byte(o, '\\');
-            out_byte(o, (char)c);
-        } else if (c < 0x20) {
-            char tmp[8];
-            snprintf(tmp, sizeof tmp, "\\u%04x", c);
-            out_str(o, tmp);
-        } else
-            out_byte(o, (char)c);
-    }
-    out_byte(o, '"');
+    json_string_to(put_out, o, s);
 }
 
 static void print_text(out_buf *o, const fs_dealer *d, const fs_deal *deal,
@@ -221,6 +217,10 @@ void deal_print(out_buf *o, const fs_dealer *d, const fs_deal *deal,
     case DEAL_TEXT: print_text(o, d, deal, lang, index, count); break;
     case DEAL_TSV: print_tsv(o, deal); break;
     case DEAL_JSON: print_json(o, d, deal, index); break;
+    case DEAL_JSONL:
+        print_json(o, d, deal, 0);
+        out_byte(o, '\n');
+        break;
     }
 }
 
@@ -237,6 +237,7 @@ void deal_json_end(out_buf *o)
 size_t deal_parse_cards(const char *sub, const char *s, int tiles,
                         fs_card *cards, size_t cap)
 {
+    (void)sub;
     size_t n = 0;
     const char *sep = " \t\r\n,";
     while (*s) {
@@ -246,10 +247,10 @@ size_t deal_parse_cards(const char *sub, const char *s, int tiles,
         size_t len = strcspn(s, sep);
         fs_card c;
         if (fs_card_parse(s, len, tiles, &c) != FS_OK)
-            cli_die(CLI_FAIL, "%s: malformed card code '%.*s'", sub,
+            cli_die(CLI_FAIL, "malformed card code '%.*s'",
                     (int)(len > 16 ? 16 : len), s);
         if (n == cap)
-            cli_die(CLI_FAIL, "%s: too many cards (more than %zu)", sub, cap);
+            cli_die(CLI_FAIL, "too many cards (more than %zu)", cap);
         cards[n++] = c;
         s += len;
     }

@@ -66,8 +66,8 @@ static const char usage_text[] =
     "not revealed yet), 1 error (unreadable or malformed data), 2 usage.\n"
     "Example:\n"
     "  fairshuf fair commit --server-seed-file=seed.hex --log=play.log\n"
-    "  fairshuf fair deal --server-seed-file=seed.hex --log=play.log "
-    "--client-seed=alice\n"
+    "  fairshuf fair deal --server-seed-file=seed.hex --log=play.log \\\n"
+    "      --client-seed=alice\n"
     "  fairshuf fair rotate --server-seed-file=seed.hex --log=play.log\n"
     "  fairshuf fair check --log=play.log --commitment=HEX "
     "--client-seed=alice\n";

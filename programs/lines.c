@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "fairshuf/lines.h"
 #include "lines_opts.h"
 #include "lines_out.h"
@@ -79,45 +80,27 @@ typedef struct run {
     lines_opts o;
     unsigned char delim;
     const char *tmpdir;
-    /* progress */
-    int show;              /* -1 auto, 0, 1 */
-    struct timespec start;
-    int shown;
+    cli_progress bar;      /* the shared reporter: progress.h */
     lines_out out;         /* last: holds the output buffer */
 } run;
 
 /* -------------------------------------------------------------- progress */
 
-static double elapsed(const run *R)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - R->start.tv_sec) +
-           (double)(now.tv_nsec - R->start.tv_nsec) / 1e9;
-}
-
 static void progress(void *arg, fs_lines_phase phase, uint64_t done,
                      uint64_t total)
 {
     run *R = arg;
-    if (R->show == 0 || (R->show < 0 && elapsed(R) < 1.0))
-        return;
-    R->shown = 1;
     if (phase == FS_LINES_WRITING)
-        fprintf(stderr, "\r%s: writing %3.0f%% (%llu of %llu lines)   ",
-                cli_prog, total ? 100.0 * (double)done / (double)total : 100.0,
-                (unsigned long long)done, (unsigned long long)total);
+        cli_progress_show(&R->bar, "writing", done, total, "lines");
     else
-        fprintf(stderr, "\r%s: %s %.1f MiB   ", cli_prog,
-                phase == FS_LINES_SPILLING ? "spilling" : "reading",
-                (double)done / 1048576.0);
+        cli_progress_show(&R->bar,
+                          phase == FS_LINES_SPILLING ? "spilling" : "reading",
+                          done, 0, "bytes");
 }
 
 static void progress_end(run *R)
 {
-    if (R->shown)
-        fputc('\n', stderr);
-    R->shown = 0;
+    cli_progress_end(&R->bar);
 }
 
 /* ----------------------------------------------------------------- input */
@@ -505,8 +488,7 @@ static void parse(run *R, int argc, char **argv, const char *sub)
 static void defaults(run *R)
 {
     R->delim = R->o.zero ? '\0' : '\n';
-    R->show = R->o.progress < 0 ? (isatty(2) ? -1 : 0) : R->o.progress;
-    clock_gettime(CLOCK_MONOTONIC, &R->start);
+    cli_progress_init(&R->bar, R->o.progress);
     R->tmpdir = R->o.tmpdir ? R->o.tmpdir : getenv("TMPDIR");
     if (R->tmpdir == NULL || *R->tmpdir == '\0')
         R->tmpdir = "/tmp";

@@ -29,10 +29,11 @@ static void usage(FILE *f)
                "Fair, fast and verifiable shuffling.\n\nCommands:\n");
     for (size_t i = 0; i < NCMD; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'fairshuf COMMAND --help' describes a command; "
-               "'man fairshuf' is the manual.\n"
+    fprintf(f, "\n'fairshuf COMMAND --help' describes a command.\n"
+               "Manual: %s\n"
                "Run as 'shuf' (a link), fairshuf behaves as 'fairshuf "
-               "lines'.\n");
+               "lines'.\n",
+            cli_manual("fairshuf"));
 }
 
 int main(int argc, char **argv)
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
         strcmp(name, "help") == 0) {
         if (strcmp(name, "help") == 0 && argc > 2) {
-            char *help_argv[] = {argv[2], (char *)"--help", NULL};
+            char *help_argv[] = {(char *)cli_prog, (char *)"--help", NULL};
             for (size_t i = 0; i < NCMD; i++)
                 if (strcmp(commands[i].name, argv[2]) == 0)
                     return commands[i].run(2, help_argv);
@@ -64,8 +65,12 @@ int main(int argc, char **argv)
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
         cli_version(NULL);
     for (size_t i = 0; i < NCMD; i++)
-        if (strcmp(commands[i].name, name) == 0)
+        if (strcmp(commands[i].name, name) == 0) {
+            /* getopt's own messages start with argv[0]: make them read
+             * "fairshuf: ..." like every other message. */
+            argv[1] = (char *)cli_prog;
             return commands[i].run(argc - 1, argv + 1);
+        }
     cli_error("unknown command: '%s'", name);
     cli_try_help(NULL, CLI_USAGE);
 }

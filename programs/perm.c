@@ -15,11 +15,11 @@ static const char usage_text[] =
     "  -c, --count=K        print K permutations (default 1)\n"
     "  -a, --algorithm=NAME shuffle algorithm (default auto); 'list' shows all,\n"
     "                       negative controls marked\n"
-    "  -r, --rng=NAME       generator (default chacha20); 'list' shows all\n"
+    "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible output: the same S gives the same\n"
     "                       permutations on every run and platform\n"
     "  -1, --one-based      number from 1 to N\n"
-    "  -l, --lazy           keyed permutation, O(1) memory, any N < 2^64; with\n"
+    "      --lazy           keyed permutation, O(1) memory, any N < 2^64; with\n"
     "                       --count=K, K orders under derived keys\n"
     "      --at=I           print only the item at position I (implies --lazy)\n"
     "      --inverse=J      print only the position of item J (implies --lazy)\n"
@@ -33,15 +33,17 @@ static const char usage_text[] =
     "  fairshuf perm 4 --count=3 --seed=demo\n"
     "  fairshuf perm 52 --algorithm=asf-1999 --rng=delphi --seed=0\n"
     "  fairshuf perm 18446744073709551615 --at=12345 --seed=demo\n"
+    "  fairshuf perm -1 7\n"
     "--lazy orders are pseudo-random permutations (docs/keyed.md), not exact\n"
-    "uniform draws over all N! orders.\n";
+    "uniform draws over all N! orders.\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 int cmd_perm(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"count", required_argument, NULL, 'c'},
         {"algorithm", required_argument, NULL, 'a'},
-        {"rng", required_argument, NULL, 'r'},
+        {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"one-based", no_argument, NULL, '1'},
         {"lazy", no_argument, NULL, 'l'},
@@ -56,27 +58,25 @@ int cmd_perm(int argc, char **argv)
     int one_based = 0;
     perm_lazy_opts lazy = {0};
 
-    /* "perm -5" would read as an option: name the real problem. */
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9' &&
-            strspn(argv[i] + 1, "0123456789") == strlen(argv[i] + 1))
-            cli_die(CLI_FAIL, "invalid size: '%s': must be 0 or more",
-                    argv[i]);
+    /* getopt_long alone reads the arguments: "-1" is --one-based wherever
+     * it stands, and an option's value may look like a negative number
+     * (--seed -5).  A stray "-5" is an invalid option (cli_bad_option). */
     int c;
-    while ((c = getopt_long(argc, argv, "c:a:r:s:1l", opts, NULL)) != -1) {
+    /* --lazy is long-only: -l is deal's and fair's --lang */
+    while ((c = getopt_long(argc, argv, "c:a:G:s:1", opts, NULL)) != -1) {
         switch (c) {
         case 'c': count = cli_u64_or_die("count", optarg); break;
         case 'a': alg_name = optarg; break;
-        case 'r': rng_name = optarg; break;
+        case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case '1': one_based = 1; break;
         case 'l': lazy.lazy = 1; break;
         case 'A': lazy.at = optarg; lazy.lazy = 1; break;
         case 'I': lazy.inverse = optarg; lazy.lazy = 1; break;
         case 'R': lazy.range = optarg; lazy.lazy = 1; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("perm", usage_text);
         case 'V': cli_version("perm");
-        default: cli_try_help("perm", CLI_USAGE);
+        default: cli_bad_option("perm");
         }
     }
     fs_algorithm alg = cli_algorithm(alg_name);
@@ -98,7 +98,7 @@ int cmd_perm(int argc, char **argv)
     }
     uint64_t n = cli_u64_or_die("size", argv[optind]);
     if (n > SIZE_MAX / sizeof(uint64_t))
-        cli_die(CLI_FAIL, "invalid size: '%s': too large", argv[optind]);
+        cli_die(CLI_USAGE, "invalid size: '%s': too large", argv[optind]);
     fs_rng *rng = cli_rng(rng_name, seed);
     uint64_t *a = malloc((n ? n : 1) * sizeof *a);
     if (a == NULL)

@@ -12,7 +12,7 @@ static const char usage_text[] =
     "Usage: fairshuf rng [OPTION]...\n"
     "Print a generator's output: K numbers, or B bytes as hex or raw.\n"
     "\n"
-    "  -r, --rng=NAME      generator (default chacha20); 'list' shows all\n"
+    "  -G, --rng=NAME      generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S        reproducible output (see fairshuf(1), SEEDS)\n"
     "  -c, --count=K       print K outputs (default 10; endless for raw)\n"
     "  -b, --bytes=B       print B bytes of the stream instead\n"
@@ -47,7 +47,7 @@ static void put_hex(out_buf *o, const unsigned char *p, size_t n)
 int cmd_rng(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"rng", required_argument, NULL, 'r'},
+        {"rng", required_argument, NULL, 'G'},
         {"seed", required_argument, NULL, 's'},
         {"count", required_argument, NULL, 'c'},
         {"bytes", required_argument, NULL, 'b'},
@@ -60,9 +60,9 @@ int cmd_rng(int argc, char **argv)
     int have_count = 0, have_bytes = 0;
     enum fmt fmt = F_DEFAULT;
     int c;
-    while ((c = getopt_long(argc, argv, "r:s:c:b:f:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "G:s:c:b:f:", opts, NULL)) != -1) {
         switch (c) {
-        case 'r': rng_name = optarg; break;
+        case 'G': rng_name = optarg; break;
         case 's': seed = optarg; break;
         case 'c': count = cli_u64_or_die("count", optarg); have_count = 1; break;
         case 'b': bytes = cli_u64_or_die("byte count", optarg); have_bytes = 1; break;
@@ -73,9 +73,9 @@ int cmd_rng(int argc, char **argv)
             else if (strcmp(optarg, "raw") == 0) fmt = F_RAW;
             else cli_die(CLI_USAGE, "invalid format: '%s' (u64, u32, hex, raw)", optarg);
             break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("rng", usage_text);
         case 'V': cli_version("rng");
-        default: cli_try_help("rng", CLI_USAGE);
+        default: cli_bad_option("rng");
         }
     }
     if (optind < argc) {

@@ -25,9 +25,21 @@ typedef struct vrun {
     double adj[FS_TEST_COUNT];  /* Holm-adjusted p, NaN if not run */
     int rejected[FS_TEST_COUNT];
     int biased;            /* any test rejected */
+    int inconclusive;      /* no test could run (too few trials...) */
     unsigned side;         /* heat map side (0: none) */
     double *dev, *z;       /* heat map data, side * side */
+    uint64_t *orders;      /* how often each order came up (by rank), or
+                              NULL when there are more than VERIFY_ORDERS */
+    uint64_t norders;
+    int sweep;             /* a --swaps run: fs_shuffle_swaps(swaps) */
+    uint64_t swaps;
 } vrun;
+
+#define VERIFY_ORDERS 720
+
+/* verify.c: counts one permutation in r's tally (and its order, when
+ * counted); the status of fs_tally_add (FS_EINVAL: not a permutation). */
+int verify_add(vrun *r, const uint32_t *perm);
 
 typedef struct vreport {
     vrun *runs;
@@ -37,7 +49,9 @@ typedef struct vreport {
     const char *rng;        /* generator name (NULL for input) */
     const char *seed;       /* the base seed */
     int all_mode;           /* default run over every algorithm */
-    int ok;                 /* exit condition met */
+    int sweep_mode;         /* --swaps=LIST: one run per swap count */
+    int ok;                 /* exit condition met (status 0) */
+    int status;             /* the exit status: 0, 3 biased, 4 inconclusive */
 } vreport;
 
 /* verify_input.c: reads permutations (one per line, or one number per
@@ -46,10 +60,22 @@ typedef struct vreport {
 void verify_read_input(vrun *r, const char *path, unsigned group);
 
 /* verify_text.c */
+/* --verbose: every statistic and p-value, the worst cells, heat maps. */
 void verify_print_text(const vreport *rep, FILE *f, int color);
+/* The default view: one verdict per algorithm, one "where" line per
+ * biased one, the heat map of a single run; fits 100 columns. */
+void verify_print_summary(const vreport *rep, FILE *f, int color);
 void verify_print_json(const vreport *rep, FILE *f);
+/* The --swaps sweep: per swap count the tests' p-values, and how much more
+ * often than 1/n an element stays home, observed and exact. */
+void verify_print_sweep(const vreport *rep, FILE *f);
+/* Post 002's picture: a bar per order (n! of them, (n-1)! for a cyclic
+ * run) with the band where 99.7% of a fair shuffle's counts fall. */
+void verify_print_orders(const vrun *r, FILE *f);
 void verify_print_entropy(FILE *f, const fs_rng_info *info, unsigned n);
-void verify_print_heatmap(const vrun *r, FILE *f);
+/* The position heat map: coloured cells (24-bit) when color, else
+ * shading characters and signs. */
+void verify_print_heatmap(const vrun *r, FILE *f, int color);
 /* A cell's meaning in words: "element 3 at position 0", "3 then 4"... */
 void verify_describe_cell(const vrun *r, const fs_test_result *res,
                           const fs_cell *c, char *buf, size_t len);

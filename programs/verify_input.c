@@ -102,7 +102,7 @@ static void accept(reader *rd, const uint64_t *v, long k,
                     (unsigned long long)(rd->base + (uint64_t)k - 1));
         rd->perm[i] = (uint32_t)(v[i] - rd->base);
     }
-    if (fs_tally_add(rd->r->tally, rd->perm) != FS_OK)
+    if (verify_add(rd->r, rd->perm) != FS_OK)
         cli_die(CLI_FAIL, "%s:%llu: not a permutation (a number repeats)",
                 rd->name, lineno);
 }

@@ -190,6 +190,53 @@ int verify_write_svg(const vreport *rep, const char *path)
     return finish(f, tmp, path);
 }
 
+/* Post 002's picture as SVG: a bar per order, the band a fair shuffle's
+ * count stays in (3 sd) shaded; bars outside it red. */
+static void orders_svg(const vrun *r, FILE *f)
+{
+    uint64_t k = r->norders, total = 0, max = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        total += r->orders[i];
+        if (r->orders[i] > max)
+            max = r->orders[i];
+    }
+    double e = (double)total / (double)k;
+    double sd = sqrt(e * (1 - 1.0 / (double)k));
+    double lo = fmax(0, e - 3 * sd), hi = e + 3 * sd;
+    double top = fmax((double)max, hi) * 1.05;
+    const double W = 600, H = 160, x0 = 40, y0 = 30;
+    double bw = W / (double)k;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"orders\" "
+               "width=\"%g\" height=\"%g\" font-family=\"sans-serif\">\n"
+               "<title>",
+            W + x0 + 10, H + y0 + 30);
+    xml_text(f, r->label);
+    fprintf(f, " n=%u: how often each order came up</title>\n", r->n);
+    fprintf(f, "<text x=\"%g\" y=\"18\" font-size=\"13\">", x0);
+    xml_text(f, r->label);
+    fprintf(f, " n=%u: each of the %llu orders, %llu trials (band: a fair "
+               "shuffle, 3 sd)</text>\n",
+            r->n, (unsigned long long)k, (unsigned long long)total);
+    fprintf(f, "<rect x=\"%g\" y=\"%.2f\" width=\"%g\" height=\"%.2f\" "
+               "fill=\"#cde\"/>\n",
+            x0, y0 + H - hi / top * H, W, (hi - lo) / top * H);
+    for (uint64_t i = 0; i < k; i++) {
+        double c = (double)r->orders[i];
+        int out = c < lo || c > hi;
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                   "height=\"%.2f\" fill=\"%s\"><title>order %llu: %llu"
+                   "</title></rect>\n",
+                x0 + (double)i * bw, y0 + H - c / top * H,
+                bw > 2 ? bw - 1 : bw, c / top * H, out ? "#c33" : "#555",
+                (unsigned long long)i, (unsigned long long)r->orders[i]);
+    }
+    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+               "stroke=\"#000\"/>\n<text x=\"%g\" y=\"%g\" "
+               "font-size=\"11\">orders by Lehmer rank; expected %.0f "
+               "each</text>\n</svg>\n",
+            x0, y0 + H, x0 + W, y0 + H, x0, y0 + H + 18, e);
+}
+
 static void html_p(FILE *f, double p)
 {
     if (isnan(p))
@@ -276,6 +323,21 @@ int verify_write_html(const vreport *rep, const char *path)
         verify_svg_heatmap(r, f, 0);
         fprintf(f, "</div>\n");
     }
-    fprintf(f, "</div>\n</body>\n</html>\n");
+    fprintf(f, "</div>\n");
+    int header = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (r->orders == NULL)
+            continue;
+        if (!header++)
+            fprintf(f, "<h2>How often each order came up</h2>\n<p>One bar "
+                       "per order (post 002's picture); the blue band is "
+                       "where a fair shuffle's count stays (3 standard "
+                       "deviations); red bars are outside it.</p>\n");
+        fprintf(f, "<div class=\"panel\">\n");
+        orders_svg(r, f);
+        fprintf(f, "</div>\n");
+    }
+    fprintf(f, "</body>\n</html>\n");
     return finish(f, tmp, path);
 }

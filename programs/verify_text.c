@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "verify.h"
 
 void verify_cell_rgb(double dev, double z, double scale, int rgb[3])
@@ -121,9 +122,192 @@ static void fmt_p(double p, char *buf, size_t len)
         snprintf(buf, len, "%.4f", p);
 }
 
+static const char *verdict_word(const vrun *r)
+{
+    return r->biased ? "BIASED" : r->inconclusive ? "inconclusive" : "fair";
+}
+
 static const char *expect_word(int e)
 {
     return e == EXPECT_FAIR ? "fair" : e == EXPECT_BIASED ? "control" : "?";
+}
+
+/* The runs of one algorithm (all mode has up to two: n and n=2000). */
+static void combine(const vreport *rep, const char *label, int *biased,
+                    int *ran)
+{
+    *biased = *ran = 0;
+    for (size_t j = 0; j < rep->count; j++)
+        if (strcmp(rep->runs[j].label, label) == 0) {
+            *biased |= rep->runs[j].biased;
+            *ran |= !rep->runs[j].inconclusive;
+        }
+}
+
+static int first_of(const vreport *rep, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(rep->runs[j].label, rep->runs[i].label) == 0)
+            return 0;
+    return 1;
+}
+
+/* The last line(s): the verdict and how it was reached. */
+static void print_verdict(const vreport *rep, FILE *f)
+{
+    if (rep->all_mode) {
+        size_t fair = 0, fair_ok = 0, ctl = 0, ctl_ok = 0, unknown = 0;
+        for (size_t i = 0; i < rep->count; i++) {
+            const vrun *r = &rep->runs[i];
+            int biased, ran;
+            if (!first_of(rep, i))
+                continue;
+            combine(rep, r->label, &biased, &ran);
+            unknown += !ran;
+            if (r->expect == EXPECT_FAIR)
+                fair++, fair_ok += ran && !biased;
+            else
+                ctl++, ctl_ok += biased;
+        }
+        fprintf(f,
+                "verdict: %s: %zu of %zu fair algorithms passed, %zu of %zu "
+                "negative controls flagged BIASED\n",
+                rep->status == 0   ? "OK"
+                : rep->status == 4 ? "INCONCLUSIVE"
+                                   : "UNEXPECTED",
+                fair_ok, fair, ctl_ok, ctl);
+        if (unknown)
+            fprintf(f, "  %zu algorithm%s had no test that could run: "
+                       "more --trials\n",
+                    unknown, unknown == 1 ? "" : "s");
+    } else {
+        const vrun *r = &rep->runs[0];
+        fprintf(f, "verdict: %s: %s\n", r->label,
+                r->biased         ? "BIASED"
+                : r->inconclusive ? "inconclusive: no test could run (too "
+                                    "few trials or n too large)"
+                                  : "fair");
+    }
+    fprintf(f, "  (Holm's correction, family-wise alpha %g over %zu "
+               "p-value%s)\n",
+            rep->alpha, rep->family, rep->family == 1 ? "" : "s");
+}
+
+/* The strongest evidence of one algorithm's bias: its rejected test with
+ * the smallest Holm-adjusted p over all its runs. */
+static void print_where(const vreport *rep, const char *label, FILE *f)
+{
+    const vrun *best = NULL;
+    unsigned bk = 0;
+    for (size_t j = 0; j < rep->count; j++) {
+        const vrun *r = &rep->runs[j];
+        if (strcmp(r->label, label) != 0)
+            continue;
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++)
+            if (r->rejected[k] &&
+                (best == NULL || r->res[k].p < best->res[bk].p))
+                best = r, bk = k;
+    }
+    if (best == NULL)
+        return;
+    const fs_test_result *t = &best->res[bk];
+    char p[32];
+    fmt_p(t->p, p, sizeof p);
+    if (t->nworst == 0) {
+        fprintf(f, "  %s n=%u %s: mean inversions %s than uniform (p=%s)\n",
+                label, best->n, fs_test_name(t->test),
+                t->statistic > 0 ? "higher" : "lower", p);
+        return;
+    }
+    char d[128], line[400];
+    verify_describe_cell(best, t, &t->worst[0], d, sizeof d);
+    const fs_cell *w = &t->worst[0];
+    snprintf(line, sizeof line,
+             "  %s n=%u %s: %s: %.0f, expected %.0f (%+.0f%%)",
+             label, best->n, fs_test_name(t->test), d, w->observed,
+             w->expected,
+             w->expected > 1e-200 ? 100 * (w->observed / w->expected - 1)
+                                  : INFINITY);
+    line[99] = '\0'; /* one line of at most 99 columns (ASCII) */
+    fprintf(f, "%s\n", line);
+}
+
+void verify_print_summary(const vreport *rep, FILE *f, int color)
+{
+    /* the sizes, in order of first appearance: one column each */
+    unsigned sizes[4];
+    size_t ns = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        size_t k = 0;
+        while (k < ns && sizes[k] != rep->runs[i].n)
+            k++;
+        if (k == ns && ns < 4)
+            sizes[ns++] = rep->runs[i].n;
+    }
+    fprintf(f, "%-18s %-7s", "algorithm", "expect");
+    for (size_t k = 0; k < ns; k++) {
+        char h[32];
+        snprintf(h, sizeof h, "n=%u", sizes[k]);
+        fprintf(f, " %-12s", h);
+    }
+    fprintf(f, " verdict\n");
+    size_t nbiased = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (!first_of(rep, i))
+            continue;
+        int biased, ran;
+        combine(rep, r->label, &biased, &ran);
+        nbiased += biased;
+        fprintf(f, "%-18s %-7s", r->label, expect_word(r->expect));
+        int small_fair = 0, caught = 0;
+        unsigned caught_n = 0;
+        for (size_t k = 0; k < ns; k++) {
+            const vrun *at = NULL;
+            for (size_t j = 0; j < rep->count; j++)
+                if (rep->runs[j].n == sizes[k] &&
+                    strcmp(rep->runs[j].label, r->label) == 0)
+                    at = &rep->runs[j];
+            fprintf(f, " %-12s", at ? verdict_word(at) : "-");
+            if (at && !at->biased && !at->inconclusive && !caught)
+                small_fair = 1;
+            if (at && at->biased && !caught)
+                caught = 1, caught_n = at->n;
+        }
+        const char *word = biased ? "BIASED" : ran ? "fair" : "inconclusive";
+        int unexpected = ran && ((r->expect == EXPECT_FAIR && biased) ||
+                                 (r->expect == EXPECT_BIASED && !biased));
+        fprintf(f, " %s", word);
+        if (unexpected)
+            fprintf(f, " (UNEXPECTED)");
+        else if (biased && small_fair && caught)
+            fprintf(f, " (fair at small n; n=%u caught it)",
+                    caught_n);
+        fputc('\n', f);
+    }
+    if (nbiased) {
+        fprintf(f, "\nwhere the bias is (the strongest evidence; --verbose "
+                   "shows every test):\n");
+        for (size_t i = 0; i < rep->count; i++) {
+            int biased, ran;
+            combine(rep, rep->runs[i].label, &biased, &ran);
+            if (biased && first_of(rep, i))
+                print_where(rep, rep->runs[i].label, f);
+        }
+    }
+    /* one source: its pictures, when they fit one screen */
+    if (!rep->all_mode && rep->runs[0].norders <= 24)
+        verify_print_orders(&rep->runs[0], f);
+    if (!rep->all_mode && rep->runs[0].side && !rep->runs[0].inconclusive) {
+        if (rep->runs[0].side * 2 + 5 <= 100)
+            verify_print_heatmap(&rep->runs[0], f, color);
+        else
+            fprintf(f, "\nheat map: --svg=FILE (%u columns do not fit "
+                       "here)\n",
+                    rep->runs[0].side);
+    }
+    fprintf(f, "\n");
+    print_verdict(rep, f);
 }
 
 void verify_print_text(const vreport *rep, FILE *f, int color)
@@ -151,7 +335,7 @@ void verify_print_text(const vreport *rep, FILE *f, int color)
                 snprintf(cell, sizeof cell, "-");
             fprintf(f, " %-19s", cell);
         }
-        fprintf(f, " %s\n", r->biased ? "BIASED" : "fair");
+        fprintf(f, " %s\n", verdict_word(r));
     }
     /* Where the bias is. */
     int header = 0;
@@ -188,49 +372,34 @@ void verify_print_text(const vreport *rep, FILE *f, int color)
             }
         }
     }
+    if (rep->count == 1)
+        verify_print_orders(&rep->runs[0], f);
     /* Terminal heat maps: a single run, or the flagged runs of many. */
-    if (color)
-        for (size_t i = 0; i < rep->count; i++) {
-            const vrun *r = &rep->runs[i];
-            if (r->side && (rep->count == 1 || r->biased))
-                verify_print_heatmap(r, f);
-        }
-    fprintf(f, "\n");
-    if (rep->all_mode) {
-        size_t fair = 0, fair_ok = 0, ctl = 0, ctl_ok = 0;
-        for (size_t i = 0; i < rep->count; i++) {
-            const vrun *r = &rep->runs[i];
-            int first = 1, biased = 0;
-            for (size_t j = 0; j < rep->count; j++)
-                if (strcmp(rep->runs[j].label, r->label) == 0) {
-                    if (j < i)
-                        first = 0;
-                    biased |= rep->runs[j].biased;
-                }
-            if (!first)
-                continue;
-            if (r->expect == EXPECT_FAIR)
-                fair++, fair_ok += !biased;
-            else
-                ctl++, ctl_ok += biased;
-        }
-        fprintf(f,
-                "verdict: %s: %zu of %zu fair algorithms passed, %zu of %zu "
-                "negative controls flagged BIASED (Holm, family-wise alpha "
-                "%g over %zu p-values)\n",
-                rep->ok ? "OK" : "UNEXPECTED", fair_ok, fair, ctl_ok, ctl,
-                rep->alpha, rep->family);
-    } else {
-        const vrun *r = &rep->runs[0];
-        fprintf(f,
-                "verdict: %s: %s (Holm, family-wise alpha %g over %zu "
-                "p-values)\n",
-                r->label, r->biased ? "BIASED" : "fair", rep->alpha,
-                rep->family);
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        if (r->side && (rep->count == 1 || r->biased))
+            verify_print_heatmap(r, f, color);
     }
+    fprintf(f, "\n");
+    print_verdict(rep, f);
 }
 
-void verify_print_heatmap(const vrun *r, FILE *f)
+/* A cell without colour: its shade says how far from uniform (within
+ * noise: a dot), its sign whether more (+) or less (-) often. */
+static void shade_cell(FILE *f, double dev, double z, double scale)
+{
+    static const char *const shades[] = {"\u2591", "\u2592", "\u2593",
+                                         "\u2588"};
+    if (fabs(z) < 3 || dev == 0) {
+        fputs("\u00b7 ", f);
+        return;
+    }
+    double t = fmin(1, fabs(dev) / scale);
+    int k = t < 0.25 ? 0 : t < 0.5 ? 1 : t < 0.75 ? 2 : 3;
+    fprintf(f, "%s%c", shades[k], dev > 0 ? '+' : '-');
+}
+
+void verify_print_heatmap(const vrun *r, FILE *f, int color)
 {
     unsigned s = r->side;
     double scale = verify_scale(r);
@@ -249,13 +418,25 @@ void verify_print_heatmap(const vrun *r, FILE *f)
             int rgb[3];
             size_t i = (size_t)row * s + c;
             if (r->cyclic && row == c) { /* cannot occur: blank */
-                fprintf(f, "\033[0m  ");
+                fprintf(f, color ? "\033[0m  " : "  ");
+                continue;
+            }
+            if (!color) {
+                shade_cell(f, r->dev[i], r->z[i], scale);
                 continue;
             }
             verify_cell_rgb(r->dev[i], r->z[i], scale, rgb);
             fprintf(f, "\033[48;2;%d;%d;%dm  ", rgb[0], rgb[1], rgb[2]);
         }
-        fprintf(f, "\033[0m\n");
+        fprintf(f, color ? "\033[0m\n" : "\n");
+    }
+    const char *base = binned ? "uniform" : r->cyclic ? "(n-1)" : "n";
+    if (!color) {
+        fprintf(f,
+                "legend: \u00b7 within noise (|z| < 3); \u2591 \u2592 \u2593 "
+                "\u2588 up to %.0f%% away from 1/%s, + more often, - less\n",
+                100 * scale, base);
+        return;
     }
     int lo[3], hi[3], mid[3];
     verify_cell_rgb(-scale, -99, scale, lo);
@@ -266,8 +447,97 @@ void verify_print_heatmap(const vrun *r, FILE *f)
             "(down to -%.0f%%)  \033[48;2;%d;%d;%dm  \033[0m within noise "
             "(|z| < 3)  \033[48;2;%d;%d;%dm  \033[0m more often (up to "
             "+%.0f%%)\n",
-            lo[0], lo[1], lo[2], binned ? "uniform" : r->cyclic ? "(n-1)" : "n", 100 * scale,
-            mid[0], mid[1], mid[2], hi[0], hi[1], hi[2], 100 * scale);
+            lo[0], lo[1], lo[2], base, 100 * scale, mid[0], mid[1], mid[2],
+            hi[0], hi[1], hi[2], 100 * scale);
+}
+
+void verify_print_sweep(const vreport *rep, FILE *f)
+{
+    const vrun *r0 = &rep->runs[0];
+    fprintf(f, "\nswap shuffle of n=%u, %llu trials per count: an element "
+               "stays home with\nprobability 1/n + (1 - 1/n)(1 - 2/n)^N "
+               "after N swaps -- never exactly 1/n\n\n",
+            r0->n, (unsigned long long)r0->trials);
+    fprintf(f, "%9s  %-12s %-12s %12s %12s  %s\n", "swaps N", "position p",
+            "fixed-pts p", "home excess", "exact", "verdict");
+    for (size_t i = 0; i < rep->count; i++) {
+        const vrun *r = &rep->runs[i];
+        char pp[32] = "-", pf[32] = "-";
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
+            if (!r->res[k].applicable)
+                continue;
+            if (r->res[k].test == FS_TEST_POSITION)
+                fmt_p(r->adj[k], pp, sizeof pp);
+            if (r->res[k].test == FS_TEST_FIXED)
+                fmt_p(r->adj[k], pf, sizeof pf);
+        }
+        /* observed: mean relative excess of the diagonal (home) cells */
+        double obs = NAN;
+        if (r->side == r->n && r->dev) {
+            obs = 0;
+            for (unsigned d = 0; d < r->n; d++)
+                obs += r->dev[(size_t)d * r->side + d];
+            obs /= r->n;
+        }
+        double exact = (r->n - 1.0) * pow(1 - 2.0 / r->n, (double)r->swaps);
+        fprintf(f, "%9llu  %-12s %-12s %+11.2f%% %+11.2g%%  %s\n",
+                (unsigned long long)r->swaps, pp, pf, 100 * obs, 100 * exact,
+                verdict_word(r));
+    }
+    fprintf(f, "\np: Holm-adjusted over the %zu p-values, family-wise alpha "
+               "%g.  Past the last BIASED row\nthe bias is still there "
+               "(exact column), just smaller than %llu trials can see.\n",
+            rep->family, rep->alpha, (unsigned long long)r0->trials);
+}
+
+void verify_print_orders(const vrun *r, FILE *f)
+{
+    if (r->orders == NULL)
+        return;
+    uint64_t k = r->norders, total = 0, max = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        total += r->orders[i];
+        if (r->orders[i] > max)
+            max = r->orders[i];
+    }
+    if (total == 0)
+        return;
+    /* a fair shuffle: each count ~ Binomial(T, 1/k); 3 sd either side */
+    double e = (double)total / (double)k;
+    double sd = sqrt(e * (1 - 1.0 / (double)k));
+    double lo = fmax(0, e - 3 * sd), hi = e + 3 * sd;
+    double top = fmax((double)max, hi);
+    const int W = 50;
+    int blo = (int)lround(lo / top * W), bhi = (int)lround(hi / top * W);
+    fprintf(f, "\n%s n=%u: how often each of the %llu %sorders came up "
+               "(%llu trials)\n",
+            r->label, r->n, (unsigned long long)k,
+            r->cyclic ? "single-cycle " : "", (unsigned long long)total);
+    unsigned outside = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        uint32_t p[8];
+        char name[32];
+        size_t len = 0;
+        int rc = r->cyclic ? fs_cycle_unrank(i, r->n, p)
+                           : fs_lehmer_unrank(i, r->n, p);
+        for (unsigned j = 0; rc == FS_OK && j < r->n && len + 3 < sizeof name;
+             j++)
+            len += (size_t)snprintf(name + len, sizeof name - len, "%s%u",
+                                    j ? " " : "", p[j]);
+        int b = (int)lround((double)r->orders[i] / top * W);
+        int out = (double)r->orders[i] < lo || (double)r->orders[i] > hi;
+        outside += out;
+        fprintf(f, "%*s ", (int)(2 * r->n - 1), name);
+        for (int c = 0; c < W; c++)
+            fputs(c < b ? "\u2588" : c >= blo && c < bhi ? "\u2591" : " ", f);
+        fprintf(f, " %llu%s\n", (unsigned long long)r->orders[i],
+                out ? (r->orders[i] > hi ? " +" : " -") : "");
+    }
+    fprintf(f, "legend: \u2591 where a fair shuffle's count stays (%.0f to "
+               "%.0f: 1/%llu of the trials, 3 sd)\n        %u of %llu orders "
+               "outside%s\n",
+            lo, hi, (unsigned long long)k, outside, (unsigned long long)k,
+            outside ? " (+ more often, - less)" : "");
 }
 
 /* JSON numbers: finite or null. */
@@ -281,17 +551,7 @@ static void jnum(FILE *f, double v)
 
 static void jstr(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    json_string(f, s);
 }
 
 void verify_print_json(const vreport *rep, FILE *f)
@@ -303,7 +563,8 @@ void verify_print_json(const vreport *rep, FILE *f)
         jstr(f, rep->rng);
     else
         fprintf(f, "null");
-    fprintf(f, ",\"ok\":%s,\"runs\":[", rep->ok ? "true" : "false");
+    fprintf(f, ",\"ok\":%s,\"status\":%d,\"runs\":[",
+            rep->ok ? "true" : "false", rep->status);
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
         fprintf(f, "%s\n{\"algorithm\":", i ? "," : "");
@@ -319,7 +580,8 @@ void verify_print_json(const vreport *rep, FILE *f)
         else
             jstr(f, r->seed);
         fprintf(f, ",\"verdict\":\"%s\",\"tests\":[",
-                r->biased ? "biased" : "fair");
+                r->biased ? "biased" : r->inconclusive ? "inconclusive"
+                                                       : "fair");
         for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
             const fs_test_result *t = &r->res[k];
             fprintf(f, "%s{\"test\":\"%s\",\"applicable\":%s", k ? "," : "",

@@ -1,6 +1,7 @@
 /* controls.c -- NEGATIVE CONTROLS.  Deliberately biased shuffles from the
  * blog posts and from history, kept so that the statistical tests can show
  * they have power.  Never use them to shuffle anything that matters. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "shuffle.h"
@@ -17,6 +18,20 @@ int fs__naive_swap(unsigned char *base, size_t n, size_t size, fs_rng *rng)
         fs__swap(base + a * size, base + b * size, size);
     }
     return FS_OK;
+}
+
+int fs_shuffle_swaps(void *base, size_t n, size_t size, uint64_t swaps,
+                     fs_rng *rng)
+{
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
+    if (rc != FS_OK || n < 2)
+        return rc;
+    unsigned char *b = base;
+    for (uint64_t c = 0; c < swaps; c++) {
+        size_t i = (size_t)fs__below(rng, n), j = (size_t)fs__below(rng, n);
+        fs__swap(b + i * size, b + j * size, size);
+    }
+    return rng->error;
 }
 
 /* "Swap each i with a random position of the whole array": n^n equally

@@ -93,7 +93,7 @@ static fs__shuffle_fn fn_of(fs_algorithm alg)
 }
 
 /* Common checks; returns the rng to use through *r, or an error. */
-static int prepare(void *base, size_t n, size_t size, fs_rng **r)
+int fs__shuffle_prepare(void *base, size_t n, size_t size, fs_rng **r)
 {
     if ((base == NULL && n > 0) || size == 0)
         return FS_EINVAL;
@@ -111,7 +111,7 @@ int fs_shuffle_with(fs_algorithm alg, void *base, size_t n, size_t size,
     fs__shuffle_fn fn = fn_of(alg);
     if (fn == NULL)
         return FS_EINVAL;
-    int rc = prepare(base, n, size, &rng);
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
     if (rc != FS_OK || n < 2)
         return rc;
     rc = fn(base, n, size, rng);
@@ -128,7 +128,7 @@ int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng)
 int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng)
 {
-    int rc = prepare(base, n, size, &rng);
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
     if (rc != FS_OK || n < 2)
         return rc;
     rc = fs__auto_threads(base, n, size, threads, rng);
@@ -145,7 +145,7 @@ int fs_shuffle_copy(void *dst, const void *src, size_t n, size_t size,
 {
     if (src == NULL && n > 0)
         return FS_EINVAL;
-    int rc = prepare(dst, n, size, &rng);
+    int rc = fs__shuffle_prepare(dst, n, size, &rng);
     if (rc != FS_OK || n == 0)
         return rc;
     const unsigned char *s = src;
@@ -159,7 +159,7 @@ int fs_shuffle_copy(void *dst, const void *src, size_t n, size_t size,
 int fs_shuffle_partial(void *base, size_t n, size_t size, size_t k,
                        fs_rng *rng)
 {
-    int rc = prepare(base, n, size, &rng);
+    int rc = fs__shuffle_prepare(base, n, size, &rng);
     if (rc != FS_OK)
         return rc;
     if (k > n)

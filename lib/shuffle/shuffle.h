@@ -16,6 +16,11 @@ int fs__sattolo(unsigned char *, size_t, size_t, fs_rng *);
 int fs__rejection(unsigned char *, size_t, size_t, fs_rng *);
 int fs__sort_key(unsigned char *, size_t, size_t, fs_rng *);
 int fs__bucket(unsigned char *, size_t, size_t, fs_rng *);
+/* The checks every shuffle entry point makes: FS_EINVAL (base NULL with
+ * n > 0, size 0), FS_ERANGE (n * size overflows); *r becomes the rng to
+ * use (NULL: the thread's default, FS_ERANDOM if none); then the rng's
+ * sticky error. */
+int fs__shuffle_prepare(void *base, size_t n, size_t size, fs_rng **r);
 int fs__naive_swap(unsigned char *, size_t, size_t, fs_rng *);
 int fs__swap_any(unsigned char *, size_t, size_t, fs_rng *);
 int fs__mod_bias(unsigned char *, size_t, size_t, fs_rng *);

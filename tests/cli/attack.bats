@@ -64,26 +64,26 @@ assert d["default_generator_space_bits"] == 256'
     [[ $output == *"2^256 keys"* ]]
 }
 
-@test "attack: bad input -> clear messages, exit 1 or 2" {
+@test "attack: bad input -> clear messages, usage errors exit 2" {
     run "$F" attack --known=1:Xx,2:As
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"malformed card code 'Xx'"* ]]
     run "$F" attack --known=53:As
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"invalid position"* ]]
     run "$F" attack --known=1:As,1:Kd --window=0-10
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" attack --known=1:As,2:As --window=0-10
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" attack --known=1:BJ --window=0-10
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" attack --known=1:As --window=10-5
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"invalid window"* ]]
     run "$F" attack --seat=1 --hole=As,Kd
     [ "$status" -eq 2 ]
     run "$F" attack --seat=1 --hole=As --flop=2c,3c,4c
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"needs 2 cards"* ]]
     run "$F" attack
     [ "$status" -eq 2 ]

@@ -117,32 +117,32 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     [ "${#lines[@]}" -eq 7 ]
 }
 
-@test "deal: unknown game -> exit 1 with a message" {
+@test "deal: unknown game -> exit 2 with a message" {
     run "$F" deal --game=canasta
-    [ "$status" -eq 1 ]
-    [[ $output == "fairshuf: deal: unknown game: 'canasta'"* ]]
+    [ "$status" -eq 2 ]
+    [[ $output == "fairshuf: unknown game: 'canasta'"* ]]
 }
 
-@test "deal: too many players -> exit 1" {
+@test "deal: too many players -> exit 2 (usage)" {
     run "$F" deal --game=holdem --players=11
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"11 players: the game takes 2 to 10"* ]]
     run "$F" deal --game=doudizhu --players=4
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"takes exactly 3"* ]]
 }
 
-@test "deal: not enough cards in the decks -> exit 1" {
+@test "deal: not enough cards in the decks -> exit 2 (usage)" {
     run "$F" deal --game=shengji --decks=1
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ $output == *"not enough cards"* ]]
 }
 
 @test "deal: bad options -> messages, nothing on stdout" {
     run "$F" deal --players=0
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" deal --count=x
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" deal --format=xml
     [ "$status" -eq 2 ]
     run "$F" deal --lang=fr
@@ -176,4 +176,26 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     [ -z "$(LD_PRELOAD="$FS_FAILRANDOM" "$F" deal 2>/dev/null)" ]
     # A seeded deal needs no OS randomness.
     LD_PRELOAD="$FS_FAILRANDOM" "$F" deal --seed=1 >/dev/null
+}
+
+@test "deal shoe mode: --hands deals one after another from one shoe; --show-rest shows the rest" {
+    run "$F" deal --game=poker5 --hands=5,5,13 --show-rest --seed=s
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 4 ]
+    [[ ${lines[3]} == "  Rest (29, top first):"* ]]
+    # TSV: the hands then the rest: every card of the deck exactly once
+    "$F" deal --game=poker5 --hands=5,5,13 --show-rest --seed=s --format=tsv > "$BATS_TEST_TMPDIR/s.tsv"
+    [ "$(tr '\t' ' ' < "$BATS_TEST_TMPDIR/s.tsv" | tr ' ' '\n' | sort -u | wc -l)" -eq 52 ]
+    # Dou Dizhu with two decks: the 54 cards not dealt are shown
+    "$F" deal --game=doudizhu --decks=2 --hands=17,17,17,3 --show-rest --seed=s --format=tsv > "$BATS_TEST_TMPDIR/d.tsv"
+    [ "$(cut -f5 "$BATS_TEST_TMPDIR/d.tsv" | wc -w)" -eq 54 ]
+    [ "$(tr '\t' ' ' < "$BATS_TEST_TMPDIR/d.tsv" | wc -w)" -eq 108 ]
+    # JSON Lines: one object per deal with "rest"
+    "$F" deal --hands=5,5 --show-rest --format=jsonl --seed=b --count=3 |
+        python3 -c 'import sys, json; r = [len(json.loads(l)["rest"]) for l in sys.stdin]; assert r == [44] * 3, r'
+    # errors: usage
+    run "$F" deal --game=poker5 --hands=30,30
+    [ "$status" -eq 2 ] && [[ $output == *"not enough cards"* ]]
+    run "$F" deal --hands=5,,5
+    [ "$status" -eq 2 ] && [[ $output == "fairshuf: invalid hands"* ]]
 }

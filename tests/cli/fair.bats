@@ -126,9 +126,9 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     run "$F" fair check --server-seed=123 --commitment=$COMMIT --client-seed=a --nonce=1 --deal=As
     [ "$status" -eq 1 ]
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=a --nonce=x
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=a --nonce=1 --game=uno
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
 }
 
 @test "fair: missing options and actions are usage errors" {

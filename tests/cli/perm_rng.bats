@@ -117,22 +117,23 @@ expect_error() { # status, message pattern, command...
 
 @test "perm: errors name the problem, print nothing on stdout" {
     bats_require_minimum_version 1.5.0
-    expect_error 1 "invalid size: '-1'" perm -1
-    expect_error 1 "invalid size: 'abc'" perm abc
-    expect_error 1 "invalid count: '0x'" perm 5 --count=0x
+    expect_error 2 "invalid option -- '5'" perm -5
+    expect_error 2 "missing N" perm -1
+    expect_error 2 "invalid size: 'abc'" perm abc
+    expect_error 2 "invalid count: '0x'" perm 5 --count=0x
     expect_error 2 "unknown algorithm: 'bogus'" perm 5 --algorithm=bogus
     expect_error 2 "unknown generator: 'bogus'" perm 5 --rng=bogus
     expect_error 2 "invalid seed" perm 5 --seed=
     expect_error 2 "missing N" perm
     expect_error 2 "extra operand '6'" perm 5 6
-    expect_error 1 "out of range" perm 99999999999999999999
+    expect_error 2 "out of range" perm 99999999999999999999
 }
 
 @test "rng: errors" {
     bats_require_minimum_version 1.5.0
     expect_error 2 "unknown generator" rng --rng=nope
     expect_error 2 "invalid format" rng --format=oct
-    expect_error 1 "invalid count" rng --count=-3
+    expect_error 2 "invalid count" rng --count=-3
     expect_error 2 "exclusive" rng --count=1 --bytes=1
     expect_error 2 "invalid seed" rng --seed=
 }

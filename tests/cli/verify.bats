@@ -39,9 +39,15 @@ EOF
     python3 - "$TMP/r.html" "$TMP/v.json" "$TMP/all.svg" <<'EOF'
 import json, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
+allsvg = root.findall(".//{http://www.w3.org/2000/svg}svg")
+svgs = [s for s in allsvg if s.get("class") != "orders"]
+orders = [s for s in allsvg if s.get("class") == "orders"]
 runs = json.load(open(sys.argv[2]))["runs"]
 assert len(svgs) == len(runs), (len(svgs), len(runs))
+# post 002's picture: one bar chart per run with n! <= 720 orders (n=5)
+assert len(orders) == sum(1 for r in runs if r["n"] <= 6), len(orders)
+for o in orders:
+    assert len(o.findall(".//{http://www.w3.org/2000/svg}rect")) - 1 in (120, 24)  # 5!, sattolo (5-1)!
 for s in svgs:
     assert len(s.findall(".//{http://www.w3.org/2000/svg}rect")) > 4
 assert root.find(".//{http://www.w3.org/1999/xhtml}table") is not None
@@ -60,20 +66,49 @@ EOF
     # mod-bias's flaw needs large n: at n=5 alone it passes, and the run
     # says so and fails.
     run "$FS" verify --n=5 --trials=20000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"UNEXPECTED"* ]]
+    [[ "$output" == *"mod-bias           control fair         fair (UNEXPECTED)"* ]]
+    # --verbose keeps every statistic
+    run "$FS" verify --n=5 --trials=20000 --verbose
+    [ "$status" -eq 3 ]
     [[ "$output" == *"mod-bias           control     5     20000"*"fair"* ]]
 }
 
-@test "verify one algorithm: 0 fair, 1 biased, 2 usage" {
+@test "verify default view: one screen of 100 columns, mod-bias says why it is flagged" {
+    run "$FS" verify --color=never
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -le 30 ]
+    while IFS= read -r l; do [ "${#l}" -le 100 ] || { echo "too wide: $l"; return 1; }; done <<< "$output"
+    [[ "$output" == *"mod-bias           control fair         BIASED       BIASED (fair at small n; n=2000 caught it)"* ]]
+    [ "$(grep -c '^  [a-z0-9-]* n=[0-9]* [a-z-]*:' <<< "$output")" -eq 5 ]   # one "where" line per control
+}
+
+@test "verify inconclusive: no test could run -> exit 4, never 'fair'" {
+    run "$FS" verify --algorithm=durstenfeld --trials=1
+    [ "$status" -eq 4 ]
+    [[ "$output" == *"verdict: durstenfeld: inconclusive"* ]]
+    printf '0 1 2\n0 1 2\n0 1 2\n0 1 2\n0 1 2\n' > "$TMP/same"
+    run "$FS" verify --input="$TMP/same"
+    [ "$status" -eq 4 ]
+    [[ "$output" != *"verdict: "*": fair"* ]]
+    run "$FS" verify --input="$TMP/same" --format=json
+    [ "$status" -eq 4 ]
+    [[ "$output" == *'"verdict":"inconclusive"'* ]]
+    run "$FS" verify --trials=1 --n=5
+    [ "$status" -eq 4 ]
+    [[ "$output" == *"INCONCLUSIVE"* ]]
+}
+
+@test "verify one algorithm: 0 fair, 3 biased, 2 usage" {
     run "$FS" verify --algorithm=durstenfeld --n=6 --trials=20000
     [ "$status" -eq 0 ]
     [[ "$output" == *"verdict: durstenfeld: fair"* ]]
     run "$FS" verify --algorithm=swap-any --n=6 --trials=20000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"BIASED"* ]]
     run "$FS" verify --algorithm=asf-1999 --n=8 --trials=5000
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     run "$FS" verify --algorithm=sattolo --n=6 --trials=20000
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=nope
@@ -97,7 +132,7 @@ EOF
     run "$FS" verify --algorithm=cut --n=6 --trials=30000 --test=position
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=cut --n=6 --trials=30000 --test=pairs
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"followed by"* ]]
 }
 
@@ -105,7 +140,7 @@ EOF
     run "$FS" verify --algorithm=stride-rotate --n=7 --trials=30000 --test=position,pairs
     [ "$status" -eq 0 ]
     run "$FS" verify --algorithm=stride-rotate --n=7 --trials=30000 --test=perm
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"order "* ]]
 }
 
@@ -137,12 +172,12 @@ EOF
 @test "verify --input: a biased file fails" {
     "$FS" perm 4 --count=2000 --algorithm=swap-any --seed=7 > "$TMP/bad.txt"
     run "$FS" verify --input="$TMP/bad.txt"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     [[ "$output" == *"BIASED"* ]]
     # a game server that never moves the last card
     for i in $(seq 300); do echo "1 0 2 3"; echo "0 2 1 3"; echo "2 1 0 3"; done > "$TMP/stuck.txt"
     run "$FS" verify --input="$TMP/stuck.txt"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
 }
 
 @test "verify --input gives the same answer as verify --algorithm with the same seed" {
@@ -189,7 +224,7 @@ EOF
 
 @test "verify --svg writes a valid standalone SVG with title, axes and legend" {
     run "$FS" verify --algorithm=asf-1999 --n=8 --trials=5000 --svg="$TMP/h.svg"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 3 ]
     python3 - "$TMP/h.svg" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
@@ -230,4 +265,33 @@ EOF
     [[ "$output" == *"--input=FILE"* ]]
     run "$FS" verify --version
     [ "$status" -eq 0 ]
+}
+
+@test "verify: post 002's picture, a bar per order with the fair band" {
+    run "$FS" verify --algorithm=asf-1999 --n=4 --trials=24000 --color=never
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"how often each of the 24 orders came up (24000 trials)"* ]]
+    [ "$(grep -cE '^[0-3] [0-3] [0-3] [0-3] ' <<< "$output")" -eq 24 ]
+    [[ "$output" == *"24 of 24 orders outside"* ]]
+    # a fair shuffle: (almost) every bar ends inside the band
+    run "$FS" verify --algorithm=durstenfeld --n=4 --trials=24000 --color=never
+    [ "$status" -eq 0 ]
+    [[ "$output" == *" 0 of 24 orders outside"* ]]
+    # --input counts the orders too
+    "$FS" perm 3 --count=600 --seed=o > "$TMP/p3.txt"
+    run "$FS" verify --input="$TMP/p3.txt" --color=never
+    [[ "$output" == *"each of the 6 orders came up (600 trials)"* ]]
+}
+
+@test "verify --swaps: the sweep sees post 001's 27 swaps, loses power as N grows" {
+    run "$FS" verify --swaps=27,100,1000 --seed=sweep
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"stays home with"* ]]
+    [ "$(awk '$1 == 27 { print $NF }' <<< "$output")" = BIASED ]
+    [ "$(awk '$1 == 100 { print $NF }' <<< "$output")" = BIASED ]
+    [ "$(awk '$1 == 1000 { print $NF }' <<< "$output")" = fair ]
+    run "$FS" verify --swaps=27 --algorithm=durstenfeld
+    [ "$status" -eq 2 ]
+    run "$FS" verify --swaps=x
+    [ "$status" -eq 2 ]
 }
