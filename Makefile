@@ -117,7 +117,8 @@ test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build
-	@$(MAKE) --no-print-directory all
+	@echo "building (make all) ..."
+	@$(MAKE) --no-print-directory -s all >/dev/null
 	@BUILD=$(BUILD) scripts/demo.sh
 
 check: setup

@@ -132,6 +132,15 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     [[ $output == *"takes exactly 3"* ]]
 }
 
+@test "deal: poker5 --players=1 is a single video-poker hand (post 004's dealPokers(1))" {
+    run "$F" deal --game=poker5 --players=1 --seed=vp --format=tsv
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [ "$(printf '%s\n' "$output" | tr ' \t' '\n\n' | grep -c .)" -eq 5 ]
+    run "$F" deal --game=poker5 --players=0
+    [ "$status" -eq 2 ]
+}
+
 @test "deal: not enough cards in the decks -> exit 2 (usage)" {
     run "$F" deal --game=shengji --decks=1
     [ "$status" -eq 2 ]

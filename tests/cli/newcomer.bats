@@ -280,3 +280,13 @@ for line in open("d.jsonl"):
     [[ "$output" == *"█+"* ]]
     [[ "$output" == *"legend: · within noise"* ]]
 }
+
+@test "newcomer: the demo (scripts/demo.sh, what make demo runs) fits one screen: 60 lines, 100 columns" {
+    root=$BATS_TEST_DIRNAME/../..
+    run bash -c "cd '$root' && BUILD='$(dirname "$F")' scripts/demo.sh 2>&1 | sed 's/\x1b\[[0-9;]*m//g'"
+    [ "$status" -eq 0 ]
+    n=$(printf '%s\n' "$output" | wc -l)
+    [ "$n" -le 59 ] || { echo "$n lines"; return 1; }   # + make demo's "building" line
+    wide=$(printf '%s\n' "$output" | LC_ALL=C.UTF-8 awk '{ if (length($0) > 100) print }')
+    [ -z "$wide" ] || { echo "wider than 100: $wide"; return 1; }
+}
