@@ -85,7 +85,7 @@ for r in rows:
     run "$FS_BIN" bench --sizes=100,1000 --runs=1 --min-time=1 --svg="$svg"
     [ "$status" -eq 0 ]
     python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == "svg"' "$svg"
-    [ ! -e "$svg.tmp" ]
+    [ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
 }
 
 @test "bench rejects bad options with a message and no output" {
