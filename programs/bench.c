@@ -573,9 +573,9 @@ static void parse(bench_opts *o, int argc, char **argv)
         case OPT_SVG: o->svg = optarg; break;
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_NO_PROGRESS: o->progress = 0; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("bench", usage_text);
         case 'V': cli_version("bench");
-        default: cli_try_help("bench", CLI_USAGE);
+        default: cli_bad_option("bench");
         }
     }
     if (optind < argc) {
