@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "Usage: fairshuf attack --known=POS:CARD,... [OPTION]...\n"
@@ -27,6 +28,8 @@ static const char usage_text[] =
     "  -w, --window=A-B     search seeds A..B only (default 0-86399999: a day)\n"
     "  -t, --threads=N      search threads (default: one per CPU)\n"
     "  -f, --format=F       text (default) or json\n"
+    "      --progress       progress on stderr even when not a terminal\n"
+    "      --no-progress    no progress line (default: on a terminal)\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
@@ -36,7 +39,7 @@ static const char usage_text[] =
     "--seed=45296789\n"
     "  fairshuf attack --seat=1 --hole=2h,8d --flop=7h,Qs,Qc\n";
 
-enum { OPT_SEAT = 256, OPT_HOLE, OPT_FLOP };
+enum { OPT_SEAT = 256, OPT_HOLE, OPT_FLOP, OPT_PROGRESS, OPT_NO_PROGRESS };
 
 static double now(void)
 {
@@ -122,6 +125,7 @@ typedef struct attack_job {
     const char *known_s, *hole, *flop;
     enum deal_format format;
     uint64_t seat, players, threads;
+    int progress; /* -1 on a terminal, 0 never, 1 always */
     uint32_t first, last;
     fs_known_card known[52];
     size_t nknown;
@@ -138,12 +142,15 @@ static void parse(attack_job *j, int argc, char **argv)
         {"window", required_argument, NULL, 'w'},
         {"threads", required_argument, NULL, 't'},
         {"format", required_argument, NULL, 'f'},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     const char *format = "text";
     memset(j, 0, sizeof *j);
     j->players = 6;
+    j->progress = -1;
     j->last = FS_ASF_SEEDS_PER_DAY - 1;
     int c;
     while ((c = getopt_long(argc, argv, "k:p:w:t:f:", opts, NULL)) != -1) {
@@ -158,6 +165,8 @@ static void parse(attack_job *j, int argc, char **argv)
         case 'w': parse_window(optarg, &j->first, &j->last); break;
         case 't': j->threads = cli_u64_or_die("threads", optarg); break;
         case 'f': format = optarg; break;
+        case OPT_PROGRESS: j->progress = 1; break;
+        case OPT_NO_PROGRESS: j->progress = 0; break;
         case 'h': cli_help("attack", usage_text);
         case 'V': cli_version("attack");
         default: cli_bad_option("attack");
@@ -273,6 +282,12 @@ static void report(const attack_job *j, fs_dealer *d, fs_deal *deal,
     out_flush(out);
 }
 
+/* The library's progress callback, drawn by the shared reporter. */
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_show(ctx, "attack", done, total, "seeds");
+}
+
 int cmd_attack(int argc, char **argv)
 {
     attack_job j;
@@ -288,10 +303,14 @@ int cmd_attack(int argc, char **argv)
     /* run: the library's search */
     uint32_t found[16];
     uint64_t nfound;
+    cli_progress bar;
+    cli_progress_init(&bar, j.progress);
     double t0 = now();
-    int rc = fs_attack_asf(j.known, j.nknown, j.first, j.last,
-                           (unsigned)j.threads, found, 16, &nfound);
+    int rc = fs_attack_asf_progress(j.known, j.nknown, j.first, j.last,
+                                    (unsigned)j.threads, found, 16, &nfound,
+                                    bar.on ? show_progress : NULL, &bar);
     double secs = now() - t0;
+    cli_progress_end(&bar);
     if (rc == FS_EINVAL)
         cli_die(CLI_USAGE, "known cards repeat a position or a card");
     cli_check(rc, "attack");

@@ -35,6 +35,7 @@
 #include "../bench/baseline.h" /* timing and peak RSS, as the baselines */
 #include "bench.h"
 #include "cli.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "Usage: fairshuf bench [OPTION]...\n"
@@ -59,6 +60,8 @@ static const char usage_text[] =
     "                        baseline_gsl, ripbench\n"
     "  -f, --format=FMT      text (default) or json\n"
     "      --svg=FILE        draw ns/element against n (log axes) into FILE\n"
+    "      --progress        progress on stderr even when not a terminal\n"
+    "      --no-progress     no progress line (default: on a terminal)\n"
     "      --help            display this help and exit\n"
     "      --version         output version information and exit\n"
     "\n"
@@ -389,7 +392,7 @@ static bench_stat stat_of(double *x, size_t k)
 
 /* All runs at size index ni, interleaved; then the cells. */
 static void run_size(bench *b, size_t ni, double *v, double *cold,
-                     double *tmp)
+                     double *tmp, cli_progress *bar)
 {
     size_t n = b->o.sizes[ni], runs = (size_t)b->o.runs;
     int ok[BENCH_MAXS];
@@ -402,9 +405,13 @@ static void run_size(bench *b, size_t ni, double *v, double *cold,
                  b->s[i].rng, n, why);
         pk[i] = 0;
     }
+    char what[48];
+    snprintf(what, sizeof what, "bench n=%zu", n);
     for (size_t r = 0; r < runs; r++)
         for (size_t i = 0; i < b->ns; i++) {
             double ns = 0, peak = 0, first = 0;
+            cli_progress_show(bar, what, r * b->ns + i, runs * b->ns,
+                              "runs");
             v[i * runs + r] = cold[i * runs + r] = 0;
             if (!ok[i])
                 continue;
@@ -455,8 +462,11 @@ static void run(bench *b)
     double *tmp = malloc(runs * sizeof *tmp);
     if (v == NULL || cold == NULL || tmp == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
+    cli_progress bar;
+    cli_progress_init(&bar, b->o.progress);
     for (size_t ni = 0; ni < b->o.nsz; ni++) {
-        run_size(b, ni, v, cold, tmp);
+        run_size(b, ni, v, cold, tmp, &bar);
+        cli_progress_end(&bar);
         if (!b->o.json)
             bench_print_text_size(b, ni);
     }
@@ -510,7 +520,8 @@ static void parse_baseline(bench_opts *o, const char *arg)
 
 static void parse(bench_opts *o, int argc, char **argv)
 {
-    enum { OPT_SVG = 256, OPT_SIZES, OPT_RNG, OPT_RUNS, OPT_BASE };
+    enum { OPT_SVG = 256, OPT_SIZES, OPT_RNG, OPT_RUNS, OPT_BASE,
+           OPT_PROGRESS, OPT_NO_PROGRESS };
     static const struct option opts[] = {
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"algorithm", required_argument, NULL, 'a'},
@@ -521,6 +532,8 @@ static void parse(bench_opts *o, int argc, char **argv)
         {"baseline", required_argument, NULL, OPT_BASE},
         {"format", required_argument, NULL, 'f'},
         {"svg", required_argument, NULL, OPT_SVG},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -530,6 +543,7 @@ static void parse(bench_opts *o, int argc, char **argv)
     int c;
     o->runs = 5;
     o->min_ms = 50;
+    o->progress = -1;
     while ((c = getopt_long(argc, argv, "a:j:m:f:", opts, NULL)) != -1) {
         switch (c) {
         case OPT_SIZES:
@@ -557,9 +571,11 @@ static void parse(bench_opts *o, int argc, char **argv)
                         optarg);
             break;
         case OPT_SVG: o->svg = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case 'h': cli_help("bench", usage_text);
         case 'V': cli_version("bench");
-        default: cli_try_help("bench", CLI_USAGE);
+        default: cli_bad_option("bench");
         }
     }
     if (optind < argc) {

@@ -49,6 +49,7 @@ typedef struct bench_opts {
     unsigned threads;
     uint64_t runs, min_ms;
     int json;
+    int progress; /* -1 on a terminal, 0 never, 1 always */
     /* external baseline programs (std, gsl, rip); "" when not found */
     char helper[BENCH_NBASE][PATH_MAX];
 } bench_opts;

@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "svg.h"
 
 #ifdef __clang__
 #define BENCH_COMPILER "clang " __clang_version__
@@ -155,7 +156,7 @@ void bench_print_json(const bench *b)
 }
 
 /* ns/element against n on log axes, one line per implementation; written
- * to FILE.tmp and renamed, so a failure leaves no half-written FILE. */
+ * through programs/svg.c, so a failure leaves no half-written FILE. */
 void bench_write_svg(const bench *b, const char *file)
 {
     static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c",
@@ -183,42 +184,34 @@ void bench_write_svg(const bench *b, const char *file)
     if (ly1 <= ly0)
         ly1 = ly0 + 1;
     const double W = 760, H = 480, L = 70, R = 230, T = 40, B = 50;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
-        cli_die(CLI_FAIL, "%s: name too long", file);
-    FILE *f = fopen(tmp, "w");
+    char *tmp, s[160];
+    FILE *f = svg_open(file, &tmp);
     if (f == NULL) {
-        cli_die(CLI_FAIL, "%s: %s", tmp, strerror(errno));
+        cli_die(CLI_FAIL, "%s: %s", file, strerror(errno));
         return; /* not reached */
     }
 #define PX(x) (L + (log10(x) - lx0) / (lx1 - lx0) * (W - L - R))
 #define PY(y) (H - B - (log10(y) - ly0) / (ly1 - ly0) * (H - T - B))
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-               "height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%.0f\" y=\"22\" font-size=\"15\">fairshuf bench: "
-               "ns per 8-byte element (median), %s</text>\n",
-            W, H, L, BENCH_COMPILER);
+    svg_begin(f, W, H, "fairshuf bench: ns per element against n", 1);
+    snprintf(s, sizeof s, "fairshuf bench: ns per 8-byte element (median), %s",
+             BENCH_COMPILER);
+    svg_text(f, L, 22, 15, "start", NULL, s);
     for (double e = lx0; e <= lx1; e++) {
         double x = L + (e - lx0) / (lx1 - lx0) * (W - L - R);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
-                   "stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.0f\" "
-                   "text-anchor=\"middle\">1e%.0f</text>\n",
-                x, T, x, H - B, x, H - B + 16, e);
+        svg_line(f, x, T, x, H - B, "#ddd", 1, NULL);
+        snprintf(s, sizeof s, "1e%.0f", e);
+        svg_text(f, x, H - B + 16, 12, "middle", NULL, s);
     }
     for (double e = ly0; e <= ly1; e++) {
         double y = H - B - (e - ly0) / (ly1 - ly0) * (H - T - B);
-        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
-                   "stroke=\"#ddd\"/><text x=\"%.0f\" y=\"%.1f\" "
-                   "text-anchor=\"end\">%g</text>\n",
-                L, y, W - R, y, L - 6, y + 4, pow(10, e));
+        svg_line(f, L, y, W - R, y, "#ddd", 1, NULL);
+        snprintf(s, sizeof s, "%g", pow(10, e));
+        svg_text(f, L - 6, y + 4, 12, "end", NULL, s);
     }
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n "
-               "(elements)</text>\n<text x=\"16\" y=\"%.0f\" "
-               "transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">"
-               "ns per element</text>\n",
-            (L + W - R) / 2, H - 12, (T + H - B) / 2, (T + H - B) / 2);
+    svg_text(f, (L + W - R) / 2, H - 12, 12, "middle", NULL, "n (elements)");
+    fprintf(f, "<g transform=\"rotate(-90 16 %.0f)\">\n", (T + H - B) / 2);
+    svg_text(f, 16, (T + H - B) / 2, 12, "middle", NULL, "ns per element");
+    fprintf(f, "</g>\n");
     size_t drawn = 0;
     for (size_t i = 0; i < b->ns; i++) {
         const char *c = colour[drawn % (sizeof colour / sizeof *colour)];
@@ -228,31 +221,25 @@ void bench_write_svg(const bench *b, const char *file)
             if (!ce->done || ce->ns.med <= 0)
                 continue;
             if (!any)
-                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-                           "stroke-width=\"2\" points=\"", c);
-            fprintf(f, "%.1f,%.1f ", PX((double)b->o.sizes[ni]), PY(ce->ns.med));
+                svg_poly_begin(f, c, 2);
+            svg_poly_point(f, PX((double)b->o.sizes[ni]), PY(ce->ns.med));
             any = 1;
         }
         if (!any)
             continue;
-        fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s %s%s",
-                W - R + 12, T + 16.0 * (double)drawn, c, b->s[i].impl,
-                b->s[i].rng, b->s[i].threads > 1 ? " " : "");
+        svg_poly_end(f);
         if (b->s[i].threads > 1)
-            fprintf(f, "x%u threads", b->s[i].threads);
-        fprintf(f, "</text>\n");
+            snprintf(s, sizeof s, "%s %s x%u threads", b->s[i].impl,
+                     b->s[i].rng, b->s[i].threads);
+        else
+            snprintf(s, sizeof s, "%s %s", b->s[i].impl, b->s[i].rng);
+        svg_text(f, W - R + 12, T + 16.0 * (double)drawn, 12, "start", c, s);
         drawn++;
     }
-    fprintf(f, "</svg>\n");
+    svg_end(f);
 #undef PX
 #undef PY
-    if (ferror(f) | fclose(f)) {
-        unlink(tmp);
-        cli_die(CLI_FAIL, "%s: write error", tmp);
-    }
-    if (rename(tmp, file) != 0) {
-        unlink(tmp);
-        cli_die(CLI_FAIL, "%s: %s", file, strerror(errno));
-    }
+    if (svg_close(f, tmp, file) != 0)
+        cli_die(CLI_FAIL, "%s: write error", file);
 }
 

@@ -88,7 +88,7 @@ static unsigned small_u(const char *what, const char *s)
 {
     uint64_t v = cli_u64_or_die(what, s);
     if (v == 0 || v > 1000)
-        cli_die(CLI_FAIL, "invalid %s: '%s'", what, s);
+        cli_die(CLI_USAGE, "invalid %s: '%s': 1 to 1000", what, s);
     return (unsigned)v;
 }
 
@@ -806,9 +806,9 @@ int cmd_fair(int argc, char **argv)
         case 'd': a.decks = small_u("number of decks", optarg); break;
         case 'f': a.format = optarg; break;
         case 'l': a.lang = optarg; break;
-        case 'h': cli_usage(usage_text);
+        case 'h': cli_help("fair", usage_text);
         case 'V': cli_version("fair");
-        default: cli_try_help("fair", CLI_USAGE);
+        default: cli_bad_option("fair");
         }
     }
     if (optind >= argc) {

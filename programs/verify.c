@@ -39,7 +39,8 @@ static const char usage_text[] =
     "                        0- or 1-based (detected); or one number per\n"
     "                        line, n numbers per permutation (n is where\n"
     "                        the first number repeats, or --n)\n"
-    "      --svg=FILE        write the position heat map(s) as SVG\n"
+    "      --svg=FILE        write the position heat map(s) as SVG (with\n"
+    "                        --swaps: the sweep plotted against N)\n"
     "      --report=FILE     write a self-contained HTML report\n"
     "  -f, --format=FMT      text (default) or json\n"
     "      --color=WHEN      heat map in colour: auto (stdout is a terminal),\n"
@@ -537,7 +538,10 @@ static void plan(vreport *rep, const vconfig *cf)
 
 static void report(const vreport *rep, const vconfig *cf)
 {
-    if (cf->svg && verify_write_svg(rep, cf->svg) != 0)
+    if (cf->svg && rep->sweep_mode) {
+        if (verify_write_sweep_svg(rep, cf->svg) != 0)
+            cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
+    } else if (cf->svg && verify_write_svg(rep, cf->svg) != 0)
         cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
     if (cf->report && verify_write_html(rep, cf->report) != 0)
         cli_die(CLI_FAIL, "%s: cannot write report", cf->report);

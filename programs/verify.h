@@ -84,6 +84,9 @@ void verify_describe_cell(const vrun *r, const fs_test_result *res,
 void verify_svg_heatmap(const vrun *r, FILE *f, int standalone);
 int verify_write_svg(const vreport *rep, const char *path);
 int verify_write_html(const vreport *rep, const char *path);
+/* verify_sweep_svg.c: the --swaps sweep as a plot against N; 0 on
+ * success. */
+int verify_write_sweep_svg(const vreport *rep, const char *path);
 
 /* Colour of a heat-map cell as "#rrggbb": red above 1/n, blue below,
  * neutral grey within noise (|z| < 3). */

@@ -7,30 +7,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "svg.h"
 #include "verify.h"
 
 #define PANEL_W 420
 #define PANEL_H 490
 #define GRID 300
-
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, f);
-        }
-    }
-}
 
 /* One heat-map panel, PANEL_W x PANEL_H, drawn at the origin. */
 static void panel(const vrun *r, FILE *f)
@@ -42,7 +26,7 @@ static void panel(const vrun *r, FILE *f)
     fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"16\" "
                "font-weight=\"bold\" text-anchor=\"middle\">",
             PANEL_W / 2);
-    xml_text(f, r->label);
+    svg_esc(f, r->label);
     fprintf(f, ": %s</text>\n", r->biased ? "BIASED" : "fair");
     fprintf(f, "<text x=\"%d\" y=\"42\" font-size=\"12\" "
                "text-anchor=\"middle\">n=%u, %llu trials</text>\n",
@@ -108,53 +92,17 @@ static void panel(const vrun *r, FILE *f)
 
 void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)
 {
-    if (standalone)
-        fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-               "height=\"%d\" viewBox=\"0 0 %d %d\" "
-               "font-family=\"sans-serif\">\n<title>",
-            PANEL_W, PANEL_H, PANEL_W, PANEL_H);
-    xml_text(f, r->label);
-    fprintf(f, ": position heat map</title>\n");
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    char title[160];
+    snprintf(title, sizeof title, "%s: position heat map", r->label);
+    svg_begin(f, PANEL_W, PANEL_H, title, standalone);
     panel(r, f);
-    fprintf(f, "</svg>\n");
-}
-
-/* Opens PATH.tmpXXXXXX for writing; *tmp receives its name. */
-static FILE *open_tmp(const char *path, char **tmp)
-{
-    size_t len = strlen(path) + 16;
-    *tmp = malloc(len);
-    if (*tmp == NULL)
-        return NULL;
-    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(*tmp);
-    if (fd < 0) {
-        free(*tmp);
-        *tmp = NULL;
-        return NULL;
-    }
-    return fdopen(fd, "w");
-}
-
-static int finish(FILE *f, char *tmp, const char *path)
-{
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (!bad && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0) {
-        free(tmp);
-        return 0;
-    }
-    unlink(tmp);
-    free(tmp);
-    return -1;
+    svg_end(f);
 }
 
 int verify_write_svg(const vreport *rep, const char *path)
 {
     char *tmp;
-    FILE *f = open_tmp(path, &tmp);
+    FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
     size_t k = 0;
@@ -163,18 +111,12 @@ int verify_write_svg(const vreport *rep, const char *path)
     unsigned cols = k < 4 ? (unsigned)(k ? k : 1) : 4;
     unsigned rows = (unsigned)((k + cols - 1) / cols);
     unsigned w = cols * PANEL_W, h = (rows ? rows : 1) * PANEL_H + 30;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
-               "height=\"%u\" viewBox=\"0 0 %u %u\" "
-               "font-family=\"sans-serif\">\n"
-               "<title>fairshuf verify: position heat maps</title>\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            w, h, w, h);
-    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"13\">fairshuf verify: "
-               "where each element lands</text>\n");
+    svg_begin(f, w, h, "fairshuf verify: position heat maps", 1);
+    svg_text(f, 10, 20, 13, "start", NULL,
+             "fairshuf verify: where each element lands");
     if (k == 0)
-        fprintf(f, "<text x=\"10\" y=\"50\" font-size=\"13\">no position "
-                   "test in this run</text>\n");
+        svg_text(f, 10, 50, 13, "start", NULL,
+                 "no position test in this run");
     size_t j = 0;
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
@@ -186,8 +128,8 @@ int verify_write_svg(const vreport *rep, const char *path)
         fprintf(f, "</g>\n");
         j++;
     }
-    fprintf(f, "</svg>\n");
-    return finish(f, tmp, path);
+    svg_end(f);
+    return svg_close(f, tmp, path);
 }
 
 /* Post 002's picture as SVG: a bar per order, the band a fair shuffle's
@@ -210,10 +152,10 @@ static void orders_svg(const vrun *r, FILE *f)
                "width=\"%g\" height=\"%g\" font-family=\"sans-serif\">\n"
                "<title>",
             W + x0 + 10, H + y0 + 30);
-    xml_text(f, r->label);
+    svg_esc(f, r->label);
     fprintf(f, " n=%u: how often each order came up</title>\n", r->n);
     fprintf(f, "<text x=\"%g\" y=\"18\" font-size=\"13\">", x0);
-    xml_text(f, r->label);
+    svg_esc(f, r->label);
     fprintf(f, " n=%u: each of the %llu orders, %llu trials (band: a fair "
                "shuffle, 3 sd)</text>\n",
             r->n, (unsigned long long)k, (unsigned long long)total);
@@ -252,7 +194,7 @@ static void html_p(FILE *f, double p)
 int verify_write_html(const vreport *rep, const char *path)
 {
     char *tmp;
-    FILE *f = open_tmp(path, &tmp);
+    FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
     /* XHTML-compatible markup, so an XML parser can check it. */
@@ -269,7 +211,7 @@ int verify_write_html(const vreport *rep, const char *path)
             ".panel{border:1px solid #ddd;padding:6px}\n"
             "</style>\n</head>\n<body>\n<h1>fairshuf verify</h1>\n");
     fprintf(f, "<p>Generator: %s; seed: ", rep->rng ? rep->rng : "(input)");
-    xml_text(f, rep->seed ? rep->seed : "-");
+    svg_esc(f, rep->seed ? rep->seed : "-");
     fprintf(f, ". Multiple testing: Holm's step-down over %zu p-values, "
                "family-wise alpha %g. Overall: <b>%s</b>.</p>\n",
             rep->family, rep->alpha,
@@ -285,7 +227,7 @@ int verify_write_html(const vreport *rep, const char *path)
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
         fprintf(f, "<tr><td class=\"l\">");
-        xml_text(f, r->label);
+        svg_esc(f, r->label);
         fprintf(f, "</td><td>%s</td><td>%u</td><td>%llu</td>",
                 r->expect == EXPECT_FAIR     ? "fair"
                 : r->expect == EXPECT_BIASED ? "biased"
@@ -295,7 +237,7 @@ int verify_write_html(const vreport *rep, const char *path)
             const fs_test_result *t = &r->res[k];
             if (!t->applicable) {
                 fprintf(f, "<td title=\"");
-                xml_text(f, t->why);
+                svg_esc(f, t->why);
                 fprintf(f, "\">-</td>");
                 continue;
             }
@@ -339,5 +281,5 @@ int verify_write_html(const vreport *rep, const char *path)
         fprintf(f, "</div>\n");
     }
     fprintf(f, "</body>\n</html>\n");
-    return finish(f, tmp, path);
+    return svg_close(f, tmp, path);
 }

@@ -509,6 +509,20 @@ FS_API int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
                   uint32_t last, unsigned threads, uint32_t *found,
                   size_t max_found, uint64_t *nfound);
 
+/* What the search has done: `done` of `total` seeds scanned. */
+typedef void fs_attack_progress(void *ctx, uint64_t done, uint64_t total);
+
+/* fs_attack_asf, calling progress (when not NULL) from the calling thread
+ * only: after each 2^20 seeds of its own share, then every 50 ms while
+ * the other threads finish theirs; done reaches total at the end.  The
+ * callback must not call back into the search.  Same results, errors and
+ * complexity as fs_attack_asf. */
+FS_API int fs_attack_asf_progress(const fs_known_card *known, size_t k,
+                                  uint32_t first, uint32_t last,
+                                  unsigned threads, uint32_t *found,
+                                  size_t max_found, uint64_t *nfound,
+                                  fs_attack_progress *progress, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

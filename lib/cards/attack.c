@@ -13,8 +13,10 @@
  * draws of a seed are independent of each other: 8 seeds go through the
  * same vector lanes at once. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../internal.h"
@@ -22,6 +24,8 @@
 
 #define LCG_A 134775813u
 #define LANES 8
+/* Seeds between two updates of the shared count (a multiple of LANES). */
+#define BLOCK (1u << 20)
 
 typedef uint32_t v8u __attribute__((vector_size(4 * LANES)));
 
@@ -48,6 +52,10 @@ typedef struct job {
     size_t max_found;
     uint64_t nfound;
     uint32_t A[52], C[52];
+    _Atomic uint64_t *done;   /* seeds scanned by every thread */
+    fs_attack_progress *progress; /* set in the calling thread's job only */
+    void *ctx;
+    uint64_t total;
 } job;
 
 /* The scalar check of every known card for one seed (rare: 1 in 52). */
@@ -82,35 +90,42 @@ static void *scan(void *arg)
         c0[l] = jb->known[0].card;
         lane[l] = l;
     }
-    for (uint64_t s0 = jb->first; s0 <= jb->last; s0 += LANES) {
-        v8u seed = lane + (uint32_t)s0;
-        v8u j[52];
-        for (unsigned k = 0; k < 52; k++) {
-            v8u x = A[k] * seed + C[k];
-            /* (x * 51) >> 32 in 32-bit lanes, exactly: split x in halves. */
-            v8u hi = (x >> 16) * 51, lo = ((x & 0xffff) * 51) >> 16;
-            j[k] = (hi + lo) >> 16;
-        }
-        v8u q = p0;
-        for (int k = 51; k >= 0; k--) {
-            v8u at_k = (v8u)(q == K[k]);
-            v8u at_j = (v8u)(q == j[k]) & ~at_k;
-            q = (q & ~(at_k | at_j)) | (j[k] & at_k) | (K[k] & at_j);
-        }
-        v8u hit = (v8u)(q == c0);
-        uint32_t any = 0;
-        for (unsigned l = 0; l < LANES; l++)
-            any |= hit[l];
-        if (FS_LIKELY(any == 0))
-            continue;
-        for (unsigned l = 0; l < LANES; l++) {
-            uint64_t s = s0 + l;
-            if (hit[l] && s <= jb->last && seed_fits(jb, (uint32_t)s)) {
-                if (jb->nfound < jb->max_found)
-                    jb->found[jb->nfound] = (uint32_t)s;
-                jb->nfound++;
+    for (uint64_t b0 = jb->first; b0 <= jb->last; b0 += BLOCK) {
+        uint64_t b1 = jb->last - b0 < BLOCK ? jb->last : b0 + BLOCK - 1;
+        for (uint64_t s0 = b0; s0 <= b1; s0 += LANES) {
+            v8u seed = lane + (uint32_t)s0;
+            v8u j[52];
+            for (unsigned k = 0; k < 52; k++) {
+                v8u x = A[k] * seed + C[k];
+                /* (x * 51) >> 32 in 32-bit lanes, exactly: split x in
+                 * halves. */
+                v8u hi = (x >> 16) * 51, lo = ((x & 0xffff) * 51) >> 16;
+                j[k] = (hi + lo) >> 16;
+            }
+            v8u q = p0;
+            for (int k = 51; k >= 0; k--) {
+                v8u at_k = (v8u)(q == K[k]);
+                v8u at_j = (v8u)(q == j[k]) & ~at_k;
+                q = (q & ~(at_k | at_j)) | (j[k] & at_k) | (K[k] & at_j);
+            }
+            v8u hit = (v8u)(q == c0);
+            uint32_t any = 0;
+            for (unsigned l = 0; l < LANES; l++)
+                any |= hit[l];
+            if (FS_LIKELY(any == 0))
+                continue;
+            for (unsigned l = 0; l < LANES; l++) {
+                uint64_t s = s0 + l;
+                if (hit[l] && s <= b1 && seed_fits(jb, (uint32_t)s)) {
+                    if (jb->nfound < jb->max_found)
+                        jb->found[jb->nfound] = (uint32_t)s;
+                    jb->nfound++;
+                }
             }
         }
+        uint64_t n = b1 - b0 + 1, done = atomic_fetch_add(jb->done, n) + n;
+        if (jb->progress)
+            jb->progress(jb->ctx, done, jb->total);
     }
     return NULL;
 }
@@ -136,6 +151,16 @@ static int check_known(const fs_known_card *known, size_t k)
 int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
                   uint32_t last, unsigned threads, uint32_t *found,
                   size_t max_found, uint64_t *nfound)
+{
+    return fs_attack_asf_progress(known, k, first, last, threads, found,
+                                  max_found, nfound, NULL, NULL);
+}
+
+int fs_attack_asf_progress(const fs_known_card *known, size_t k,
+                           uint32_t first, uint32_t last, unsigned threads,
+                           uint32_t *found, size_t max_found,
+                           uint64_t *nfound, fs_attack_progress *progress,
+                           void *ctx)
 {
     int rc = check_known(known, k);
     if (rc != FS_OK || first > last || (found == NULL && max_found > 0) ||
@@ -165,6 +190,7 @@ int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
         jobs[0].A[kk] = a;
         jobs[0].C[kk] = c;
     }
+    _Atomic uint64_t done = 0;
     uint64_t chunk = span / threads, start = first;
     unsigned started = 0;
     rc = FS_OK;
@@ -179,6 +205,10 @@ int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
         jb->found = buf + (size_t)t * (max_found + 1);
         jb->max_found = max_found;
         jb->nfound = 0;
+        jb->done = &done;
+        jb->progress = t + 1 == threads ? progress : NULL;
+        jb->ctx = ctx;
+        jb->total = span;
         if (t + 1 == threads)
             scan(jb); /* the calling thread takes the last chunk */
         else if (pthread_create(&tid[t], NULL, scan, jb) != 0) {
@@ -186,6 +216,13 @@ int fs_attack_asf(const fs_known_card *known, size_t k, uint32_t first,
             break;
         } else
             started++;
+    }
+    /* The calling thread's chunk is done: report the others' until the
+     * whole window is (every chunk was started when rc is FS_OK). */
+    while (rc == FS_OK && progress && atomic_load(&done) < span) {
+        struct timespec pause = {0, 50000000};
+        nanosleep(&pause, NULL);
+        progress(ctx, atomic_load(&done), span);
     }
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);

@@ -3,6 +3,12 @@
 
 setup() {
     F="$FS_BIN"
+    T=$(mktemp -d)
+    cd "$T"
+}
+
+teardown() {
+    rm -rf "$T"
 }
 
 # A secret seed from the OS: milliseconds since midnight.
@@ -93,4 +99,20 @@ assert d["default_generator_space_bits"] == 256'
     [ "$status" -eq 0 ]
     run "$F" attack --version
     [ "$status" -eq 0 ]
+}
+
+@test "attack: progress on a terminal (a pty), erased; never in a pipe" {
+    command -v script
+    a="--known=1:2h,7:8d,14:7h,15:Qs,16:Qc --window=40000000-46000000"
+    script -qec "'$F' attack $a --progress > /dev/null" /dev/null > pty.txt
+    grep -q "fairshuf: attack: .*% .* of 6.00M seeds, .* seeds/s, ETA" pty.txt
+    # erased: the last thing on the line is blanks after a carriage return
+    tail -c 3 pty.txt | od -c | grep -q '\\r'
+    # in a pipe, without --progress: nothing on stderr, the same stdout
+    "$F" attack $a 2> err.txt | grep -q "seed 45296789 ("
+    [ ! -s err.txt ]
+    # --no-progress on a terminal: only the result, no progress line
+    script -qec "'$F' attack $a --no-progress" /dev/null > pty2.txt
+    grep -q "seed 45296789 (" pty2.txt
+    ! grep -q "seeds/s" pty2.txt
 }

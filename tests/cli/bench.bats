@@ -85,7 +85,7 @@ for r in rows:
     run "$FS_BIN" bench --sizes=100,1000 --runs=1 --min-time=1 --svg="$svg"
     [ "$status" -eq 0 ]
     python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == "svg"' "$svg"
-    [ ! -e "$svg.tmp" ]
+    [ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
 }
 
 @test "bench rejects bad options with a message and no output" {
@@ -112,4 +112,21 @@ for r in rows:
     run "$FS_BIN" bench --help
     [ "$status" -eq 0 ]
     [[ "$output" == *"--sizes"* ]]
+}
+
+@test "bench: progress on a terminal (a pty), erased; never in a pipe" {
+    command -v script
+    cd "$BATS_TEST_TMPDIR"
+    a="--sizes=1e3,1e4 --runs=2 --min-time=1 --rng=xoshiro256ss"
+    script -qec "'$FS_BIN' bench $a --progress > /dev/null" /dev/null > pty.txt
+    grep -q "fairshuf: bench n=1000: .*% .* of 6 runs, .* runs/s, ETA" pty.txt
+    grep -q "fairshuf: bench n=10000: " pty.txt
+    # erased: the last thing on the line is blanks after a carriage return
+    tail -c 3 pty.txt | od -c | grep -q '\\r'
+    # in a pipe, without --progress: no progress line on stderr
+    "$FS_BIN" bench $a 2> err.txt | grep -q "n = 10000"
+    ! grep -q "runs/s" err.txt
+    # --no-progress on a terminal: the tables, no progress line
+    script -qec "'$FS_BIN' bench $a --no-progress" /dev/null > pty2.txt
+    ! grep -q "runs/s" pty2.txt
 }

@@ -435,3 +435,21 @@ period() {
     run "$F" fair check --log="$T/last.log"
     [ "$status" -eq 3 ]
 }
+
+@test "fair: --help and option errors in the form of every subcommand (cli_help, cli_bad_option)" {
+    run "$F" fair --help
+    [ "$status" -eq 0 ]
+    [[ "${lines[-1]}" == "Manual: man "* ]]
+    run "$F" fair check -5
+    [ "$status" -eq 2 ]
+    [ "${lines[0]}" = "fairshuf: invalid option -- '5'" ]
+    [[ "$output" == *"a negative number is not an operand"* ]]
+    [[ "${lines[-1]}" == "Try 'fairshuf fair --help' for more information." ]]
+    run "$F" fair deal --bogus
+    [ "$status" -eq 2 ]
+    [ "${lines[0]}" = "fairshuf: unrecognized option '--bogus'" ]
+    # a bad option value is a usage error (2), like everywhere else
+    run "$F" fair deal --server-seed-file=x --client-seed=a --nonce=1 --players=0
+    [ "$status" -eq 2 ]
+    [[ "$output" == "fairshuf: invalid number of players: '0'"* ]]
+}

@@ -101,7 +101,7 @@ examples() {
             [ "${#l}" -le 80 ] || { echo "$sub: ${#l} columns: $l"; return 1; }
         done <<< "$output"
     done
-    for sub in perm rng deal attack verify; do
+    for sub in perm rng deal fair attack verify bench; do
         run "$F" "$sub" --help
         [[ "${lines[-1]}" == "Manual: man "* ]]
     done

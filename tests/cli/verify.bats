@@ -295,3 +295,21 @@ EOF
     run "$FS" verify --swaps=x
     [ "$status" -eq 2 ]
 }
+
+@test "verify --swaps --svg: the sweep as a plot against N (a dot per count, the exact curve, the noise line)" {
+    run "$FS" verify --swaps=27,100,1000 --seed=sweep --svg="$TMP/s.svg"
+    [ "$status" -eq 0 ]
+    python3 - "$TMP/s.svg" <<'PY'
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+assert d.documentElement.tagName == "svg"
+dots = [c.getAttribute("fill") for c in d.getElementsByTagName("circle")]
+# a dot per swap count (and three in the legend): 27 and 100 red, 1000 grey
+assert dots[:3] == ["#d62728", "#d62728", "#888"], dots
+assert len(d.getElementsByTagName("polyline")) == 1
+text = " ".join(t.firstChild.data for t in d.getElementsByTagName("text"))
+assert "smallest excess 10000 trials can see" in text, text
+assert "never 0" in text and "random swaps N" in text, text
+PY
+    [ -z "$(ls "$TMP" | grep tmp)" ]
+}

@@ -749,6 +749,51 @@ static void test_attack_window(void **state)
     assert_int_equal(fs_attack_asf(k, 5, 10, 0, 1, f, 2, &nf), FS_EINVAL);
 }
 
+/* The progress callback: done only grows, never past total, and ends at
+ * total; the seeds found are those of fs_attack_asf. */
+typedef struct seen {
+    uint64_t calls, last, total;
+    int backwards;
+} seen;
+
+static void note_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    seen *s = ctx;
+    s->backwards |= done < s->last || done > total;
+    s->calls++;
+    s->last = done;
+    s->total = total;
+}
+
+static void test_attack_progress(void **state)
+{
+    (void)state;
+    fs_card shoe[52];
+    fs_asf_shoe(4000000, shoe);
+    fs_known_card k[5] = {{0, shoe[0]}, {1, shoe[1]}, {2, shoe[2]},
+                          {3, shoe[3]}, {4, shoe[4]}};
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        seen s = {0, 0, 0, 0};
+        uint32_t f[4], g[4];
+        uint64_t nf, ng;
+        assert_int_equal(fs_attack_asf_progress(k, 5, 1, 5000000, threads, f,
+                                                4, &nf, note_progress, &s),
+                         FS_OK);
+        assert_int_equal(fs_attack_asf(k, 5, 1, 5000000, threads, g, 4, &ng),
+                         FS_OK);
+        assert_int_equal(nf, ng);
+        assert_memory_equal(f, g, (nf < 4 ? nf : 4) * sizeof f[0]);
+        assert_true(s.calls >= 2); /* 5M seeds: several 2^20 blocks */
+        assert_false(s.backwards);
+        assert_int_equal(s.total, 5000000);
+        assert_int_equal(s.last, 5000000);
+    }
+    uint32_t f[2];
+    uint64_t nf;
+    assert_int_equal(fs_attack_asf_progress(k, 5, 0, 10, 1, f, 2, &nf, NULL,
+                                            NULL), FS_OK);
+}
+
 /* Against the default generator the search finds nothing. */
 static void test_attack_chacha_fails(void **state)
 {
@@ -795,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_fair_log),
         cmocka_unit_test(test_asf_shoe_matches_delphi_loop),
         cmocka_unit_test(test_attack_window),
+        cmocka_unit_test(test_attack_progress),
         cmocka_unit_test(test_attack_chacha_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
