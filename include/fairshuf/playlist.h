@@ -25,9 +25,12 @@
  * Uniformity: as docs/keyed.md -- each cycle's order is a pseudo-random
  * permutation (not an exact draw from the n! orders), and the boundary
  * rule deliberately changes the first 2w positions of cycles after the
- * first.  Changed lists: the library knows items only by index; the CLI
- * (`fairshuf playlist --state`) detects a changed list by its fingerprint
- * and documents what it does (docs/playlist.md).
+ * first.  Changed lists: fs_playlist_item_id() and fs_playlist_rest()
+ * (below) give items identities and the keyed order of the rest of a
+ * cycle after a change; `fairshuf playlist --state` keeps the ids of the
+ * cycle's passed positions in its state file, so that no item played in
+ * the cycle is played again, added items come later in it and removed
+ * ones are skipped (docs/playlist.md "Changed lists").
  */
 #ifndef FAIRSHUF_PLAYLIST_H
 #define FAIRSHUF_PLAYLIST_H
