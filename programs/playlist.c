@@ -341,6 +341,8 @@ static int step(const char *state, const char *action, const pl_list *l,
         else
             sync_step(&p);
     }
+    if (p.r.at > cycle_len(&p))
+        cli_die(CLI_FAIL, "%s: not a fairshuf playlist state", state);
     int64_t item = -1;
     if (strcmp(action, "next") == 0) {
         item = do_next(&p);

@@ -182,6 +182,18 @@ sorted() { sort | tr '\n' ' '; }
     [ "$back" = "$(head -n 6 "$D/played" | grep -vx "$third" | tac)" ]
 }
 
+@test "playlist: a damaged record of the cycle is rejected, the state left alone" {
+    "$B" playlist "$D/list.txt" --seed=d --state="$D/st2" next > /dev/null
+    for bad in 's/ at=[0-9]*/ at=99/' 's/ids=\(.\)/ids=z\1/' 's/ frozen=0/ frozen=5/' 's/ids=.*/ids=12/'; do
+        sed "2$bad" "$D/st2" > "$D/st3"
+        before=$(cat "$D/st3")
+        run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st3" next
+        [ "$status" -eq 1 ]
+        [[ $stderr == *"not a fairshuf playlist state"* ]]
+        [ "$(cat "$D/st3")" = "$before" ]
+    done
+}
+
 @test "playlist: a process killed while recording a change leaves the old state valid" {
     "$B" playlist "$D/list.txt" --seed=kc --state="$D/st" next > "$D/played"
     next_n 3 >> "$D/played"
