@@ -9,6 +9,15 @@ setup() {
     seq 1 20 | sed 's/^/song/' > "$D/list.txt"
 }
 
+# Waits (up to 5 s) for process $1 to stop; prints its state letter (T).
+wait_stopped() {
+    for i in $(seq 100); do
+        [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ] && break
+        sleep 0.05
+    done
+    awk '{print $3}' /proc/$1/stat
+}
+
 teardown() {
     [ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
     rm -rf "$D"
@@ -63,11 +72,7 @@ teardown() {
     before=$(cat "$D/st")
     FAIRSHUF_TEST_STOP_IN_STATE_WRITE=1 "$B" playlist "$D/list.txt" --state="$D/st" next > /dev/null &
     pid=$!
-    for i in $(seq 100); do
-        [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
-    stopped=$(awk '{print $3}' /proc/$pid/stat)
+    stopped=$(wait_stopped "$pid")
     tmp=$(ls "$D"/st.tmp.* 2>/dev/null || true)
     kill -9 $pid
     wait $pid || true
@@ -203,11 +208,7 @@ sorted() { sort | tr '\n' ' '; }
     echo song22 >> "$D/list.txt"
     FAIRSHUF_TEST_STOP_IN_STATE_WRITE=1 "$B" playlist "$D/list.txt" --state="$D/st" next > /dev/null 2>&1 &
     pid=$!
-    for i in $(seq 100); do
-        [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
-    stopped=$(awk '{print $3}' /proc/$pid/stat)
+    stopped=$(wait_stopped "$pid")
     kill -9 $pid
     wait $pid || true
     pid=
