@@ -39,7 +39,8 @@ static const char usage_text[] =
     "\n"
     "The state is replaced atomically.  Successive 'next' steps from a new\n"
     "state print the order --cycles prints; 'prev' walks back through it.\n"
-    "If FILE changes, the player starts over on the new list.\n"
+    "If FILE changes mid-cycle, items already played are not played again in\n"
+    "that cycle; added items come later in it, removed ones are skipped.\n"
     "Examples:\n"
     "  fairshuf playlist songs.m3u --seed=party --cycles=2\n"
     "  fairshuf playlist songs.m3u --state=~/.shuffle next\n";
@@ -66,72 +67,329 @@ static void new_player(fs_playlist *pl, const pl_list *l, const char *seed,
     memcpy(pl->fingerprint, l->fingerprint, 32);
 }
 
-/* FILE changed since the state was saved: start over on the new list, with
- * a key derived from the old one and the new list (reproducible). */
-static void start_over(fs_playlist *pl, const pl_list *l, const char *path)
+/* The ids of the list's items (fs_playlist_item_id() of each item's line,
+ * the k-th item with the same line getting occurrence k). */
+typedef struct idx {
+    uint64_t id, index;
+} idx;
+
+static int by_id(const void *x, const void *y)
+{
+    const idx *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* The item's own line: the last line of its entry (M3U: the path after
+ * its comments; TSV: the row; plain: the line). */
+static void item_line(const pl_list *l, size_t i, const char **p, size_t *len)
+{
+    const pl_entry *e = &l->entry[i];
+    size_t b = e->start, en = e->end;
+    for (size_t k = en; k > b; k--)
+        if (l->text[k - 1] == '\n') {
+            b = k;
+            break;
+        }
+    *p = l->text + b;
+    *len = en - b;
+}
+
+typedef struct player {
+    fs_playlist pl;
+    pl_record r;
+    const pl_list *l;
+    uint64_t *ids;   /* ids[i]: item i of the list */
+    idx *sorted;     /* (id, i) sorted by id, to find an item by its id */
+    uint64_t *rest;  /* frozen cycle: fs_playlist_rest() */
+    size_t nrest;
+} player;
+
+static void list_ids(player *p)
+{
+    const pl_list *l = p->l;
+    size_t n = l->n;
+    p->ids = malloc(n * sizeof *p->ids);
+    p->sorted = malloc(n * sizeof *p->sorted);
+    if (p->ids == NULL || p->sorted == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (size_t i = 0; i < n; i++) {
+        const char *t;
+        size_t len;
+        item_line(l, i, &t, &len);
+        cli_check(fs_playlist_item_id(&p->pl, t, len, 0, &p->sorted[i].id),
+                  "state");
+        p->sorted[i].index = i;
+    }
+    qsort(p->sorted, n, sizeof *p->sorted, by_id);
+    uint64_t occ = 0;
+    for (size_t k = 0; k < n; k++) {
+        occ = k > 0 && p->sorted[k].id == p->sorted[k - 1].id ? occ + 1 : 0;
+        size_t i = p->sorted[k].index;
+        if (occ == 0) {
+            p->ids[i] = p->sorted[k].id;
+        } else {
+            const char *t;
+            size_t len;
+            item_line(l, i, &t, &len);
+            cli_check(fs_playlist_item_id(&p->pl, t, len, occ, &p->ids[i]),
+                      "state");
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->sorted[i].id = p->ids[i];
+        p->sorted[i].index = i;
+    }
+    qsort(p->sorted, n, sizeof *p->sorted, by_id);
+}
+
+/* The list's index of an id, or -1: the item was removed. */
+static int64_t find_id(const player *p, uint64_t id)
+{
+    size_t lo = 0, hi = p->l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->sorted[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->l->n && p->sorted[lo].id == id
+               ? (int64_t)p->sorted[lo].index
+               : -1;
+}
+
+/* Length of the current cycle. */
+static uint64_t cycle_len(const player *p)
+{
+    return p->r.frozen ? p->r.frozen + p->nrest : p->pl.n;
+}
+
+/* Position k of the current cycle: the list index, or -1 if removed. */
+static int64_t order_at(const player *p, uint64_t k)
+{
+    if (p->r.frozen == 0) {
+        uint64_t item;
+        cli_check(fs_playlist_item_at(&p->pl, p->r.cycle, k, &item), "state");
+        return (int64_t)item;
+    }
+    if (k < p->r.frozen)
+        return find_id(p, p->r.id[k]);
+    return (int64_t)p->rest[k - p->r.frozen];
+}
+
+static uint64_t order_id(const player *p, uint64_t k)
+{
+    if (p->r.frozen && k < p->r.frozen)
+        return p->r.id[k];
+    return p->ids[order_at(p, k)];
+}
+
+/* Normal cycle: the cycle and position from the step; a record of another
+ * cycle is dropped. */
+static void sync_step(player *p)
+{
+    uint64_t c, pos;
+    fs_playlist_position(&p->pl, &c, &pos);
+    if (c != p->r.cycle)
+        p->r.len = 0;
+    p->r.cycle = c;
+    p->r.at = p->pl.step ? pos + 1 : 0;
+}
+
+static void compute_rest(player *p)
+{
+    free(p->rest);
+    p->rest = malloc((p->l->n ? p->l->n : 1) * sizeof *p->rest);
+    if (p->rest == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    cli_check(fs_playlist_rest(&p->pl, p->r.cycle, p->r.id, p->r.frozen,
+                               p->ids, p->l->n, p->rest, &p->nrest),
+              "state");
+}
+
+/* FILE changed since the state was saved: the positions of this cycle the
+ * player has passed stay as they were (by identity); the rest of the cycle
+ * is the new list's items not among them, in a keyed order. */
+static void list_changed(player *p, const char *path)
+{
+    uint32_t window = p->pl.window;
+    if (window == (p->pl.n / 4 < 10 ? p->pl.n / 4 : 10))
+        window = FS_PLAYLIST_WINDOW_DEFAULT;
+    uint8_t key[32];
+    memcpy(key, p->pl.key, 32);
+    cli_check(fs_playlist_init(&p->pl, p->l->n, key, window), "state");
+    sodium_memzero(key, sizeof key);
+    memcpy(p->pl.fingerprint, p->l->fingerprint, 32);
+    free(p->ids);
+    free(p->sorted);
+    list_ids(p);
+    if (p->r.len == 0) { /* nothing passed yet: a normal start */
+        p->pl.step = p->r.cycle * p->pl.n;
+        p->r.frozen = 0;
+    } else {
+        p->r.frozen = p->r.len;
+        p->r.base = p->r.cycle;
+        compute_rest(p);
+    }
+    cli_error("%s: the list changed: %llu items, the rest of this cycle "
+              "plays those not played yet", path,
+              (unsigned long long)p->l->n);
+}
+
+/* Old behaviour, for a state without a record (made by an older
+ * fairshuf): start over on the new list with a key derived from the old
+ * one and the new list. */
+static void start_over(player *p, const char *path)
 {
     uint8_t key[32];
-    crypto_auth_hmacsha256(key, l->fingerprint, 32, pl->key);
-    uint32_t window = pl->window;
-    if (window == (pl->n / 4 < 10 ? pl->n / 4 : 10))
+    crypto_auth_hmacsha256(key, p->l->fingerprint, 32, p->pl.key);
+    uint32_t window = p->pl.window;
+    if (window == (p->pl.n / 4 < 10 ? p->pl.n / 4 : 10))
         window = FS_PLAYLIST_WINDOW_DEFAULT;
-    cli_check(fs_playlist_init(pl, l->n, key, window), "state");
-    memcpy(pl->fingerprint, l->fingerprint, 32);
+    cli_check(fs_playlist_init(&p->pl, p->l->n, key, window), "state");
+    memcpy(p->pl.fingerprint, p->l->fingerprint, 32);
     sodium_memzero(key, sizeof key);
     cli_error("%s: the list changed: starting over on its %llu items", path,
-              (unsigned long long)l->n);
+              (unsigned long long)p->l->n);
+}
+
+static int64_t do_next(player *p)
+{
+    if (p->r.frozen) {
+        uint64_t len = cycle_len(p);
+        for (uint64_t k = p->r.at; k < len; k++) {
+            int64_t item = order_at(p, k);
+            if (item >= 0) {
+                p->r.at = k + 1;
+                return item;
+            }
+        }
+        /* The changed cycle is over: cycle c+1 of the list, normally. */
+        uint64_t c = p->r.cycle;
+        if (c + 1 > UINT64_MAX / p->pl.n)
+            cli_check(FS_ERANGE, "next");
+        p->pl.step = (c + 1) * p->pl.n;
+        p->r.frozen = 0;
+        p->r.len = 0;
+        p->r.base = c + 1;
+    }
+    uint64_t item;
+    cli_check(fs_playlist_next(&p->pl, &item), "next");
+    sync_step(p);
+    return (int64_t)item;
+}
+
+static int64_t do_prev(player *p)
+{
+    if (p->r.frozen) {
+        for (uint64_t k = p->r.at > 1 ? p->r.at - 1 : 0; k > 0; k--) {
+            int64_t item = order_at(p, k - 1);
+            if (item >= 0) {
+                p->r.at = k;
+                return item;
+            }
+        }
+        cli_die(CLI_FAIL, "prev: nothing was played before this item");
+    }
+    uint64_t item;
+    if (p->r.at <= 1 && p->r.cycle <= p->r.base && p->pl.step > 1)
+        cli_die(CLI_FAIL, "prev: nothing was played before this item on "
+                          "this list (it changed in the cycle before)");
+    if (fs_playlist_prev(&p->pl, &item) == FS_ERANGE)
+        cli_die(CLI_FAIL, "prev: nothing was played before this item");
+    sync_step(p);
+    return (int64_t)item;
 }
 
 static int step(const char *state, const char *action, const pl_list *l,
                 const char *file, const char *seed, uint32_t window)
 {
-    fs_playlist pl;
-    int fresh = pl_state_load(state, &pl);
+    player p;
+    memset(&p, 0, sizeof p);
+    p.l = l;
+    int fresh = pl_state_load(state, &p.pl, &p.r);
+    int changed = 0;
     if (fresh) {
-        new_player(&pl, l, seed, window);
+        new_player(&p.pl, l, seed, window);
     } else {
         if (seed) {
             uint8_t key[32];
             cli_check(fs_seed_to_key(seed, key), "seed");
-            if (memcmp(key, pl.key, 32) != 0)
+            if (memcmp(key, p.pl.key, 32) != 0)
                 cli_die(CLI_FAIL, "%s: the state was made with another seed",
                         state);
         }
-        if (pl.n != l->n || memcmp(pl.fingerprint, l->fingerprint, 32) != 0)
-            start_over(&pl, l, file);
+        changed = p.pl.n != l->n ||
+                  memcmp(p.pl.fingerprint, l->fingerprint, 32) != 0;
     }
-    uint64_t item;
-    int rc;
+    if (!p.r.present) { /* a new state, or one from an older fairshuf */
+        if (changed)
+            start_over(&p, file);
+        changed = 0;
+        p.r.present = 1;
+        p.r.cycle = UINT64_MAX; /* sync_step() drops the record */
+        sync_step(&p);
+    }
+    if (changed) {
+        list_changed(&p, file);
+    } else {
+        list_ids(&p);
+        if (p.r.frozen)
+            compute_rest(&p);
+        else
+            sync_step(&p);
+    }
+    if (p.r.at > cycle_len(&p))
+        cli_die(CLI_FAIL, "%s: not a fairshuf playlist state", state);
+    int64_t item = -1;
     if (strcmp(action, "next") == 0) {
-        rc = fs_playlist_next(&pl, &item);
+        item = do_next(&p);
     } else if (strcmp(action, "prev") == 0) {
-        rc = fs_playlist_prev(&pl, &item);
-        if (rc == FS_ERANGE)
-            cli_die(CLI_FAIL, "prev: nothing was played before this item");
+        item = do_prev(&p);
     } else if (strcmp(action, "current") == 0) {
-        rc = fs_playlist_current(&pl, &item);
-        if (rc == FS_ERANGE)
+        if (p.r.at == 0)
             cli_die(CLI_FAIL, "current: nothing played yet");
+        item = order_at(&p, p.r.at - 1);
+        if (item < 0)
+            cli_die(CLI_FAIL, "current: the item was removed from the list");
     } else if (strncmp(action, "seek=", 5) == 0) {
-        uint64_t pos;
-        if (cli_parse_u64(action + 5, &pos) != 0 || pos >= l->n)
+        uint64_t pos, len = cycle_len(&p);
+        if (cli_parse_u64(action + 5, &pos) != 0 || pos >= len)
             cli_die(CLI_USAGE, "invalid position: '%s': must be 0 to %llu",
-                    action + 5, (unsigned long long)(l->n - 1));
-        rc = fs_playlist_seek(&pl, pos, &item);
+                    action + 5, (unsigned long long)(len - 1));
+        if (p.r.frozen) {
+            item = order_at(&p, pos);
+            if (item < 0)
+                cli_die(CLI_FAIL, "seek: the item at %llu was removed from "
+                        "the list", (unsigned long long)pos);
+            p.r.at = pos + 1;
+        } else {
+            uint64_t it;
+            cli_check(fs_playlist_seek(&p.pl, pos, &it), action);
+            sync_step(&p);
+            item = (int64_t)it;
+        }
     } else {
         cli_error("invalid action '%s': expected next, prev, current or "
                   "seek=I", action);
         cli_try_help("playlist", CLI_USAGE);
     }
-    cli_check(rc, action);
-    pl_state_save(state, &pl);
+    while (p.r.len < p.r.at) /* the positions passed, by identity */
+        pl_record_push(&p.r, order_id(&p, p.r.len));
+    pl_state_save(state, &p.pl, &p.r);
     out_buf *o = malloc(sizeof *o);
     if (o == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
     out_init(o, stdout);
-    print_entry(o, l, item);
+    print_entry(o, l, (uint64_t)item);
     out_flush(o);
     free(o);
+    pl_record_free(&p.r);
+    free(p.ids);
+    free(p.sorted);
+    free(p.rest);
     return CLI_OK;
 }
 

@@ -36,10 +36,31 @@ void pl_list_free(pl_list *l);
 int pl_field_index(const pl_list *l, const char *name);
 void pl_field(const pl_list *l, size_t e, int field, size_t *b, size_t *en);
 
-/* State file: 0 loaded, 1 absent; dies (1) if unreadable or invalid. */
-int pl_state_load(const char *path, fs_playlist *pl);
+/* The state file's second line: the current cycle as far as the player
+ * has passed, by item identity (fs_playlist_item_id()), so that a changed
+ * list does not replay it (docs/playlist.md "Changed lists"):
+ *   cycle=C at=P frozen=F base=B ids=HEX16...
+ * at: position (1-based) of the current item in cycle C, 0 before the
+ * first; ids[0..len): the cycle's first len positions (len >= at); frozen:
+ * 0 while the cycle is the list's normal keyed order, else the cycle is
+ * ids[0..frozen) then fs_playlist_rest() of the list; base: prev does not
+ * go back before cycle B (an earlier cycle was played on another list). */
+typedef struct pl_record {
+    int present;
+    uint64_t cycle, at, frozen, base;
+    uint64_t *id;
+    size_t len, cap;
+} pl_record;
+
+void pl_record_push(pl_record *r, uint64_t id);
+void pl_record_free(pl_record *r);
+
+/* State file: 0 loaded, 1 absent; dies (1) if unreadable or invalid.
+ * r->present is 0 for a state without the second line. */
+int pl_state_load(const char *path, fs_playlist *pl, pl_record *r);
 /* Replaces the state file atomically (temp file in the same folder,
  * fsync, rename) or dies (1), leaving the old state intact. */
-void pl_state_save(const char *path, const fs_playlist *pl);
+void pl_state_save(const char *path, const fs_playlist *pl,
+                   const pl_record *r);
 
 #endif

@@ -25,9 +25,12 @@
  * Uniformity: as docs/keyed.md -- each cycle's order is a pseudo-random
  * permutation (not an exact draw from the n! orders), and the boundary
  * rule deliberately changes the first 2w positions of cycles after the
- * first.  Changed lists: the library knows items only by index; the CLI
- * (`fairshuf playlist --state`) detects a changed list by its fingerprint
- * and documents what it does (docs/playlist.md).
+ * first.  Changed lists: fs_playlist_item_id() and fs_playlist_rest()
+ * (below) give items identities and the keyed order of the rest of a
+ * cycle after a change; `fairshuf playlist --state` keeps the ids of the
+ * cycle's passed positions in its state file, so that no item played in
+ * the cycle is played again, added items come later in it and removed
+ * ones are skipped (docs/playlist.md "Changed lists").
  */
 #ifndef FAIRSHUF_PLAYLIST_H
 #define FAIRSHUF_PLAYLIST_H
@@ -101,6 +104,31 @@ FS_API void fs_playlist_save(const fs_playlist *pl, char *out);
  * FS_EINVAL, *pl untouched, for anything else: other versions, missing or
  * extra fields, bad numbers, n == 0, a window above min(n/3, 64). */
 FS_API int fs_playlist_load(fs_playlist *pl, const char *text);
+
+/* Changed lists (docs/playlist.md "Changed lists").  An item's identity:
+ * a 64-bit keyed hash (BLAKE2b under a key derived from pl->key) of its
+ * text (the CLI: the item's line -- the entry path of M3U, the row of TSV)
+ * and its occurrence number (0 for the first item with that text in the
+ * list, 1 for the second, ...), so duplicates are told apart by order.
+ * Keyed, so ids reveal nothing about the items without the key; two of
+ * 10^5 items collide with probability about 3e-10.  FS_EINVAL for NULL
+ * pl or id (text may be NULL when len is 0).  O(len). */
+FS_API int fs_playlist_item_id(const fs_playlist *pl, const void *text,
+                               size_t len, uint64_t occurrence, uint64_t *id);
+
+/* The rest of cycle `cycle` after the list changed: writes to
+ * rest[0..*nrest) the indices i of the items (ids[0..n), the new list)
+ * whose id is not among played[0..nplayed) (what this cycle already
+ * passed), in a keyed order -- by SipHash-2-4, under a key derived from
+ * pl->key, of (cycle, pl->fingerprint, id) -- so the order depends on the
+ * key, the cycle and the new list only, and an item's place does not move
+ * when other items are added or removed.  rest must hold n entries.
+ * Errors: FS_EINVAL (NULL arrays with counts > 0), FS_ENOMEM.  O((n +
+ * nplayed) log) time, O(n + nplayed) memory. */
+FS_API int fs_playlist_rest(const fs_playlist *pl, uint64_t cycle,
+                            const uint64_t *played, size_t nplayed,
+                            const uint64_t *ids, size_t n, uint64_t *rest,
+                            size_t *nrest);
 
 /* Artist spreading (deliberately NOT a uniform shuffle): writes to
  * order[0..n) the indices 0..n-1 so that items of the same group (group[i],

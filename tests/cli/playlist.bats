@@ -9,6 +9,15 @@ setup() {
     seq 1 20 | sed 's/^/song/' > "$D/list.txt"
 }
 
+# Waits (up to 5 s) for process $1 to stop; prints its state letter (T).
+wait_stopped() {
+    for i in $(seq 100); do
+        [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ] && break
+        sleep 0.05
+    done
+    awk '{print $3}' /proc/$1/stat
+}
+
 teardown() {
     [ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
     rm -rf "$D"
@@ -63,11 +72,7 @@ teardown() {
     before=$(cat "$D/st")
     FAIRSHUF_TEST_STOP_IN_STATE_WRITE=1 "$B" playlist "$D/list.txt" --state="$D/st" next > /dev/null &
     pid=$!
-    for i in $(seq 100); do
-        [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
-    stopped=$(awk '{print $3}' /proc/$pid/stat)
+    stopped=$(wait_stopped "$pid")
     tmp=$(ls "$D"/st.tmp.* 2>/dev/null || true)
     kill -9 $pid
     wait $pid || true
@@ -98,17 +103,121 @@ teardown() {
     [ "${#lines[@]}" -eq 4 ]
 }
 
-@test "playlist: a changed list starts over on the new list, reproducibly" {
-    "$B" playlist "$D/list.txt" --seed=x --state="$D/st" next
+# Steps the player k times: next_n K [FILE]
+next_n() {
+    for i in $(seq "$1"); do "$B" playlist "${2:-$D/list.txt}" --state="$D/st" next 2>/dev/null; done
+}
+
+sorted() { sort | tr '\n' ' '; }
+
+@test "playlist: items added mid-cycle play later in the cycle, nothing is replayed" {
+    "$B" playlist "$D/list.txt" --seed=x --state="$D/st" next > "$D/played"
+    next_n 6 >> "$D/played"
     cp "$D/st" "$D/st2"
-    echo song21 >> "$D/list.txt"
+    printf 'song21\nsong22\nsong23\n' >> "$D/list.txt"
     run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st" next
     [ "$status" -eq 0 ]
     [[ $stderr == *"the list changed"* ]]
+    # reproducible: a copy of the state makes the same step
     [ "$("$B" playlist "$D/list.txt" --state="$D/st2" next 2>/dev/null)" = "$output" ]
-    grep -q 'n=21 ' "$D/st"
-    got=$(for i in $(seq 20); do "$B" playlist "$D/list.txt" --state="$D/st" next; done | cat - <(echo "$output") | sort | tr '\n' ' ')
-    [ "$got" = "$(sort "$D/list.txt" | tr '\n' ' ')" ]
+    echo "$output" > "$D/rest"
+    next_n 15 >> "$D/rest"
+    # the cycle: the 7 played, then the 16 others -- each of the 23 once
+    [ -z "$(comm -12 <(sort "$D/played") <(sort "$D/rest"))" ]
+    [ "$(cat "$D/played" "$D/rest" | sorted)" = "$(sorted < "$D/list.txt")" ]
+    grep -qx song21 "$D/rest"
+    # then a normal full cycle of the new list
+    [ "$(next_n 23 | sorted)" = "$(sorted < "$D/list.txt")" ]
+    grep -q 'n=23 ' "$D/st"
+}
+
+@test "playlist: items removed mid-cycle are skipped, nothing is replayed" {
+    "$B" playlist "$D/list.txt" --seed=r --state="$D/st" next > "$D/played"
+    next_n 7 >> "$D/played"
+    # remove one played item and three not played yet
+    gone=$(comm -23 <(sort "$D/list.txt") <(sort "$D/played") | head -3)
+    { echo "$gone"; head -1 "$D/played"; } > "$D/gone"
+    grep -vxF -f "$D/gone" "$D/list.txt" > "$D/new"
+    mv "$D/new" "$D/list.txt"
+    next_n 9 > "$D/rest"
+    [ "$(wc -l < "$D/rest")" -eq 9 ]
+    [ -z "$(comm -12 <(sort "$D/played") <(sort "$D/rest"))" ]
+    [ -z "$(comm -12 <(sort "$D/gone") <(sort "$D/rest"))" ]
+    # played (bar the removed one) + rest = the new list
+    [ "$(cat "$D/played" "$D/rest" | grep -vxF -f "$D/gone" | sorted)" = "$(sorted < "$D/list.txt")" ]
+    # the next step starts the next cycle: the 16 items again
+    [ "$(next_n 16 | sorted)" = "$(sorted < "$D/list.txt")" ]
+}
+
+@test "playlist: add and remove mid-cycle, twice, with duplicate lines" {
+    printf 'dup\ndup\n' >> "$D/list.txt"
+    "$B" playlist "$D/list.txt" --seed=ar --state="$D/st" next > "$D/played"
+    next_n 4 >> "$D/played"
+    sed -i '/^song1[0-5]$/d' "$D/list.txt"
+    printf 'new1\ndup\n' >> "$D/list.txt"
+    next_n 3 >> "$D/played"
+    sed -i '/^song2$/d' "$D/list.txt"
+    printf 'new2\n' >> "$D/list.txt"
+    run next_n 30
+    # one cycle = every line of the final list once (dup three times),
+    # except items removed after being played, then the next cycle starts
+    all=$(cat "$D/played"; printf '%s\n' "${lines[@]}")
+    cyc=$(echo "$all" | head -n $(( $(wc -l < "$D/list.txt") + $(grep -cx 'song2\|song1[0-5]' "$D/played" || true) )))
+    [ "$(echo "$cyc" | grep -vx 'song2\|song1[0-5]' | sorted)" = "$(sorted < "$D/list.txt")" ]
+    [ "$(echo "$cyc" | grep -cx dup)" -le 3 ]
+}
+
+@test "playlist: prev after a change walks back through what was played" {
+    "$B" playlist "$D/list.txt" --seed=p --state="$D/st" next > "$D/played"
+    next_n 4 >> "$D/played"
+    echo song21 >> "$D/list.txt"
+    next_n 2 >> "$D/played"
+    back=$(for i in $(seq 6); do "$B" playlist "$D/list.txt" --state="$D/st" prev; done)
+    [ "$back" = "$(head -n 6 "$D/played" | tac)" ]
+    run "$B" playlist "$D/list.txt" --state="$D/st" prev
+    [ "$status" -eq 1 ]
+    [[ $output == *"nothing was played before"* ]]
+    # next walks forward through the same items
+    [ "$(next_n 6)" = "$(tail -n 6 "$D/played")" ]
+    [ "$("$B" playlist "$D/list.txt" --state="$D/st" current)" = "$(tail -1 "$D/played")" ]
+    # a played item removed is skipped going back
+    third=$(sed -n 3p "$D/played")
+    grep -vx "$third" "$D/list.txt" > "$D/new" && mv "$D/new" "$D/list.txt"
+    back=$(for i in $(seq 5); do "$B" playlist "$D/list.txt" --state="$D/st" prev 2>/dev/null; done)
+    [ "$back" = "$(head -n 6 "$D/played" | grep -vx "$third" | tac)" ]
+}
+
+@test "playlist: a damaged record of the cycle is rejected, the state left alone" {
+    "$B" playlist "$D/list.txt" --seed=d --state="$D/st2" next > /dev/null
+    for bad in 's/ at=[0-9]*/ at=99/' 's/ids=\(.\)/ids=z\1/' 's/ frozen=0/ frozen=5/' 's/ids=.*/ids=12/'; do
+        sed "2$bad" "$D/st2" > "$D/st3"
+        before=$(cat "$D/st3")
+        run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st3" next
+        [ "$status" -eq 1 ]
+        [[ $stderr == *"not a fairshuf playlist state"* ]]
+        [ "$(cat "$D/st3")" = "$before" ]
+    done
+}
+
+@test "playlist: a process killed while recording a change leaves the old state valid" {
+    "$B" playlist "$D/list.txt" --seed=kc --state="$D/st" next > "$D/played"
+    next_n 3 >> "$D/played"
+    echo song21 >> "$D/list.txt"
+    next_n 1 >> "$D/played"
+    before=$(cat "$D/st")
+    echo song22 >> "$D/list.txt"
+    FAIRSHUF_TEST_STOP_IN_STATE_WRITE=1 "$B" playlist "$D/list.txt" --state="$D/st" next > /dev/null 2>&1 &
+    pid=$!
+    stopped=$(wait_stopped "$pid")
+    kill -9 $pid
+    wait $pid || true
+    pid=
+    [ "$stopped" = T ]
+    [ "$(cat "$D/st")" = "$before" ]
+    rm -f "$D"/st.tmp.*
+    next_n 17 > "$D/rest"
+    [ -z "$(comm -12 <(sort "$D/played") <(sort "$D/rest"))" ]
+    [ "$(cat "$D/played" "$D/rest" | sorted)" = "$(sorted < "$D/list.txt")" ]
 }
 
 @test "playlist: errors name the problem with the right status" {

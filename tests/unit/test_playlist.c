@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -243,6 +244,94 @@ static void state_round_trip(void **s)
     assert_int_equal(fs_playlist_load(&back, good), FS_OK);
 }
 
+/* Item ids: keyed, deterministic, told apart by text and occurrence. */
+static void item_ids(void **s)
+{
+    (void)s;
+    fs_playlist a, b;
+    assert_int_equal(fs_playlist_from_seed(&a, 10, "ids", 0), FS_OK);
+    assert_int_equal(fs_playlist_from_seed(&b, 10, "other", 0), FS_OK);
+    uint64_t x, y, z, w, e;
+    assert_int_equal(fs_playlist_item_id(&a, "song", 4, 0, &x), FS_OK);
+    assert_int_equal(fs_playlist_item_id(&a, "song", 4, 0, &y), FS_OK);
+    assert_true(x == y);
+    assert_int_equal(fs_playlist_item_id(&a, "song", 4, 1, &z), FS_OK);
+    assert_int_equal(fs_playlist_item_id(&b, "song", 4, 0, &w), FS_OK);
+    assert_int_equal(fs_playlist_item_id(&a, NULL, 0, 0, &e), FS_OK);
+    assert_true(x != z && x != w && x != e);
+    assert_int_equal(fs_playlist_item_id(&a, "songs", 4, 0, &y), FS_OK);
+    assert_true(x == y); /* only len bytes count */
+    assert_int_equal(fs_playlist_item_id(NULL, "s", 1, 0, &x), FS_EINVAL);
+    assert_int_equal(fs_playlist_item_id(&a, NULL, 1, 0, &x), FS_EINVAL);
+    assert_int_equal(fs_playlist_item_id(&a, "s", 1, 0, NULL), FS_EINVAL);
+}
+
+/* The rest after a change: exactly the items not played, each once; an
+ * item's relative place does not depend on which other items are there;
+ * the order depends on the cycle and the fingerprint. */
+static void rest_after_change(void **s)
+{
+    (void)s;
+    enum { N = 60 };
+    fs_playlist pl;
+    assert_int_equal(fs_playlist_from_seed(&pl, N, "rest", 0), FS_OK);
+    uint64_t ids[N], played[20], rest[N], rest2[N], rest3[N];
+    for (uint64_t i = 0; i < N; i++) {
+        char t[16];
+        int len = snprintf(t, sizeof t, "song%llu", (unsigned long long)i);
+        assert_int_equal(fs_playlist_item_id(&pl, t, (size_t)len, 0, &ids[i]),
+                         FS_OK);
+    }
+    for (int k = 0; k < 20; k++)
+        played[k] = ids[3 * k]; /* 0, 3, ..., 57 */
+    played[19] = 12345;         /* a played item since removed */
+    size_t m;
+    assert_int_equal(fs_playlist_rest(&pl, 2, played, 20, ids, N, rest, &m),
+                     FS_OK);
+    assert_int_equal(m, N - 19);
+    unsigned char seen[N] = {0};
+    for (size_t k = 0; k < m; k++) {
+        assert_true(rest[k] < N);
+        assert_false(seen[rest[k]]);
+        seen[rest[k]] = 1;
+        assert_true(rest[k] % 3 != 0 || rest[k] == 57);
+    }
+    /* the same items without the first half of the list: the survivors
+     * keep their relative order */
+    size_t m2;
+    assert_int_equal(fs_playlist_rest(&pl, 2, played, 20, ids + 30, N - 30,
+                                      rest2, &m2), FS_OK);
+    size_t j = 0;
+    for (size_t k = 0; k < m; k++)
+        if (rest[k] >= 30) {
+            assert_true(j < m2);
+            assert_int_equal(rest2[j] + 30, rest[k]);
+            j++;
+        }
+    assert_int_equal(j, m2);
+    /* another cycle or another list fingerprint: another order */
+    size_t m3;
+    assert_int_equal(fs_playlist_rest(&pl, 3, played, 20, ids, N, rest3, &m3),
+                     FS_OK);
+    assert_int_equal(m3, m);
+    assert_true(memcmp(rest, rest3, m * sizeof *rest) != 0);
+    pl.fingerprint[0] ^= 1;
+    assert_int_equal(fs_playlist_rest(&pl, 2, played, 20, ids, N, rest3, &m3),
+                     FS_OK);
+    assert_true(memcmp(rest, rest3, m * sizeof *rest) != 0);
+    /* nothing played: everything; errors */
+    assert_int_equal(fs_playlist_rest(&pl, 0, NULL, 0, ids, N, rest, &m),
+                     FS_OK);
+    assert_int_equal(m, N);
+    assert_int_equal(fs_playlist_rest(&pl, 0, NULL, 1, ids, N, rest, &m),
+                     FS_EINVAL);
+    assert_int_equal(fs_playlist_rest(&pl, 0, NULL, 0, NULL, N, rest, &m),
+                     FS_EINVAL);
+    assert_int_equal(fs_playlist_rest(&pl, 0, NULL, 0, NULL, 0, NULL, &m),
+                     FS_OK);
+    assert_int_equal(m, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +342,8 @@ int main(void)
         cmocka_unit_test(cycles_are_the_keyed_epochs),
         cmocka_unit_test(seek_position_errors),
         cmocka_unit_test(state_round_trip),
+        cmocka_unit_test(item_ids),
+        cmocka_unit_test(rest_after_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
