@@ -83,10 +83,12 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
-    rows = bench_shuffle(sizes, args.runs)
+    # Samplers first: a child's ru_maxrss starts from its parent's RSS at
+    # fork, so they must run before this process holds the big arrays.
     base = sampler_rss("baseline", 0)
     ours = sampler_rss("fairshuf", args.sampler_n)
     theirs = sampler_rss("torch", args.torch_n)
+    rows = bench_shuffle(sizes, args.runs)
     print("sampler peak RSS: interpreter+torch %.0f MiB; fairshuf.torch.Sampler n=%s: %.0f MiB; "
           "DistributedSampler n=%s: %.0f MiB (%.0f bytes/index above the interpreter)" % (
               base, args.sampler_n, ours, args.torch_n, theirs,
