@@ -72,7 +72,11 @@ examples() {
             run bash -c "$cmd"
             want=0
             [[ $cmd == *swap-any* ]] && want=3
-            [ "$status" -eq "$want" ] || { echo "$cmd: status $status"; return 1; }
+            # unseeded permutations piped into verify: the verdict itself is
+            # random (a fair source is flagged with probability alpha), so
+            # either verdict is right; an error or "inconclusive" is not
+            [[ $cmd == *"| "*verify* ]] && want="0|3"
+            [[ "|$want|" == *"|$status|"* ]] || { echo "$cmd: status $status"; return 1; }
             [ -n "$output" ] || { echo "$cmd: no output"; return 1; }
         done < <(examples "$sub")
     done
