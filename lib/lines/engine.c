@@ -21,7 +21,9 @@ int fs__writer_open(fs__writer *w)
 {
     if (w->fd >= 0)
         return FS_OK;
-    if (w->buf == NULL && (w->buf = malloc(FS__OUTBUF)) == NULL)
+    /* FS__OUTSLACK bytes past the end: room for a fixed-size over-copy */
+    if (w->buf == NULL &&
+        (w->buf = malloc(FS__OUTBUF + FS__OUTSLACK)) == NULL)
         return FS_ENOMEM;
     int fd = w->c->open_output ? w->c->open_output(w->c->output_arg) : 1;
     if (fd < 0) {
@@ -499,6 +501,36 @@ static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
     return FS_OK;
 }
 
+/* Writes the lines of recs[0..m) in order.  The text is read at random
+ * (one cache miss per line), so lines are fetched PREFETCH records ahead;
+ * a line of at most 16 bytes is copied as a fixed 16 bytes (the output
+ * buffer has slack, and the text must have 16 readable bytes there). */
+#define PREFETCH 48
+static int emit(const sorter *s, const uint64_t *recs, uint64_t m,
+                size_t hdr, fs__writer *w)
+{
+    const unsigned char *buf = s->buf, *end = s->buf + s->len;
+    for (uint64_t r = 0; r < m; r++) {
+        if (r + PREFETCH < m)
+            __builtin_prefetch(buf + (recs[r + PREFETCH] & 0xffffffffu) + hdr);
+        const unsigned char *p = buf + (recs[r] & 0xffffffffu) + hdr;
+        size_t l = (size_t)(fs__delim(p, end, s->delim) - p) + 1;
+        if (FS_LIKELY(l <= 16 && end - p >= 16 &&
+                      w->len + 16 <= FS__OUTBUF + FS__OUTSLACK &&
+                      w->len + l <= FS__OUTBUF)) {
+            memcpy(w->buf + w->len, p, 16);
+            w->len += l;
+        } else {
+            int rc = fs__writer_put(w, p, l);
+            if (rc != FS_OK)
+                return rc;
+        }
+        if ((++w->res->written & 0xfffff) == 0)
+            fs__writer_progress(w);
+    }
+    return FS_OK;
+}
+
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift, fs__writer *w)
 {
@@ -515,6 +547,7 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
         s.cp = malloc((size_t)(n / CP_EVERY + 1) * sizeof *s.cp);
     if (bend == NULL || recs == NULL || (!stored && !s.cp))
         goto out;
+    fs__huge(recs, (size_t)n * sizeof *recs);
     uint32_t biggest;
     if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
         goto out;
@@ -522,17 +555,9 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
         goto out;
     size_t hdr = stored ? FS__REC_HDR : 0;
     uint64_t m = w->left < n ? w->left : n;
-    for (uint64_t r = 0; r < m; r++) {
-        if (r + 16 < m) /* the text is read at random: fetch ahead */
-            __builtin_prefetch(buf + (recs[r + 16] & 0xffffffffu) + hdr);
-        size_t off = (size_t)(recs[r] & 0xffffffffu) + hdr;
-        const unsigned char *q = fs__delim(buf + off, buf + len, s.delim);
-        size_t l = (size_t)(q - (buf + off)) + 1;
-        if ((rc = fs__writer_put(w, buf + off, l)) != FS_OK)
-            goto out;
-        if ((++w->res->written & 0xfffff) == 0)
-            fs__writer_progress(w);
-    }
+    rc = emit(&s, recs, m, hdr, w);
+    if (rc != FS_OK)
+        goto out;
     w->left -= m;
     rc = FS_OK;
 out:

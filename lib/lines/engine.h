@@ -2,11 +2,14 @@
 #ifndef FS_LINES_ENGINE_H
 #define FS_LINES_ENGINE_H
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include "fairshuf/lines.h"
 #include "internal.h"
 
 #define FS__OUTBUF (1u << 20)
+#define FS__OUTSLACK 16
 /* Records on disk and in loaded buckets: key (8, LE) index (8, LE) line. */
 #define FS__REC_HDR 16
 
@@ -74,6 +77,25 @@ static inline const unsigned char *fs__delim(const unsigned char *p,
         p += 8;
     }
     return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
+}
+
+/* Asks for transparent huge pages on the whole 4 KiB pages of p[0..n):
+ * the text and the record array are read and written at random, and with
+ * 4 KiB pages nearly every access is a TLB miss (a page walk).  Advice
+ * only: where the kernel has no THP (or says no) nothing changes. */
+static inline void fs__huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (p == NULL || n < ((size_t)4 << 20))
+        return;
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 /* Doubles a read buffer when a single record fills it.  FS_ENOMEM leaves
