@@ -224,7 +224,7 @@ static void sort_small(uint64_t *a, size_t n)
  * across threads; pass 2 (scatter) splits the same ranges, each thread
  * writing at its own positions (bucket start + counts of lower threads),
  * so the records land exactly where one thread would have put them. */
-enum { JOB_HIST, JOB_SCATTER, JOB_SORT };
+enum { JOB_HIST, JOB_SCATTER };
 
 typedef struct job {
     const sorter *s;
@@ -232,11 +232,6 @@ typedef struct job {
     uint64_t from, to;   /* index range (HIST, SCATTER) */
     uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
     uint64_t *recs;
-    const uint32_t *bend; /* SORT: bucket ends; buckets [bfrom, bto) */
-    size_t bfrom, bto;
-    uint64_t *tmp;
-    uint32_t *sub;
-    int rc;
 } job;
 
 /* Offset of line k (0-based) of buf: the byte after the k-th delimiter. */
@@ -301,27 +296,13 @@ static void scatter_range(job *j)
     }
 }
 
-static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
-                       uint64_t *tmp, uint32_t *sub);
-
-static void sort_range(job *j)
-{
-    for (size_t b = j->bfrom; b < j->bto && j->rc == FS_OK; b++) {
-        uint32_t from = b ? j->bend[b - 1] : 0, m = j->bend[b] - from;
-        j->rc = sort_bucket(j->s, j->recs + from, m, j->tmp, j->sub);
-        memcpy(j->recs + from, j->tmp, (size_t)m * sizeof *j->tmp);
-    }
-}
-
 static void *job_run(void *arg)
 {
     job *j = arg;
     if (j->phase == JOB_HIST)
         hist_range(j);
-    else if (j->phase == JOB_SCATTER)
-        scatter_range(j);
     else
-        sort_range(j);
+        scatter_range(j);
     return NULL;
 }
 
@@ -424,46 +405,6 @@ static int distribute(const sorter *s, unsigned threads, uint64_t *recs,
     return rc;
 }
 
-/* Sorts every bucket in place on `threads` threads, each taking a run of
- * buckets holding about n / threads records. */
-static int sort_all(const sorter *s, unsigned threads, uint64_t *recs,
-                    const uint32_t *bend, uint32_t biggest)
-{
-    size_t nb = (size_t)1 << s->p;
-    if (threads > 16)
-        threads = 16;
-    job jobs[16];
-    memset(jobs, 0, sizeof jobs);
-    int rc = FS_OK;
-    size_t b = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        jobs[t].s = s;
-        jobs[t].phase = JOB_SORT;
-        jobs[t].recs = recs;
-        jobs[t].bend = bend;
-        jobs[t].bfrom = b;
-        uint64_t goal = s->n * (t + 1) / threads;
-        while (b < nb && (t + 1 == threads || bend[b] <= goal))
-            b++;
-        jobs[t].bto = b;
-        jobs[t].tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
-        jobs[t].sub = malloc(((1u << SUB_BITS) + 1) * sizeof(uint32_t));
-        if (jobs[t].tmp == NULL || jobs[t].sub == NULL)
-            rc = FS_ENOMEM;
-    }
-    if (rc == FS_OK) {
-        run_jobs(jobs, threads);
-        for (unsigned t = 0; t < threads; t++)
-            if (jobs[t].rc != FS_OK)
-                rc = jobs[t].rc;
-    }
-    for (unsigned t = 0; t < threads; t++) {
-        free(jobs[t].tmp);
-        free(jobs[t].sub);
-    }
-    return rc;
-}
-
 /* --------------------------------------------------------------- driver */
 
 /* Sorts one top-level bucket recs[0..m) into tmp by the next SUB_BITS
@@ -501,34 +442,244 @@ static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
     return FS_OK;
 }
 
-/* Writes the lines of recs[0..m) in order.  The text is read at random
- * (one cache miss per line), so lines are fetched PREFETCH records ahead;
- * a line of at most 16 bytes is copied as a fixed 16 bytes (the output
- * buffer has slack, and the text must have 16 readable bytes there). */
+/* ------------------------------------------------------ sort and write */
+
+/* The buckets are sorted and their lines gathered chunk by chunk (about
+ * CHUNK_LINES lines each).  Threads take chunks in order, each sorting
+ * into its own scratch and gathering into its own buffer, but a chunk's
+ * bytes are written only after every earlier chunk's (a turn passed under
+ * a mutex): the output is one thread's output whatever the thread count.
+ * The text is read at random (a cache miss per line), so lines are
+ * fetched PREFETCH records ahead; a line of at most 16 bytes is copied as
+ * a fixed 16 bytes (the buffer has FS__OUTSLACK bytes of slack). */
+#define CHUNK_LINES 32768
+#define GATHER ((size_t)512 << 10)
 #define PREFETCH 48
-static int emit(const sorter *s, const uint64_t *recs, uint64_t m,
-                size_t hdr, fs__writer *w)
+
+typedef struct emitter {
+    const sorter *s;
+    uint64_t *recs;
+    const uint32_t *bend;
+    const size_t *cb;   /* chunk c: buckets [cb[c], cb[c + 1]) */
+    size_t nchunks;
+    size_t hdr;         /* record bytes before the line (stored mode) */
+    uint64_t m;         /* lines to write in all (head) */
+    fs__writer *w;      /* used by the thread holding the turn only */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t claim, turn; /* next chunk to take; chunk whose bytes go next */
+    int rc;             /* the first failure */
+} emitter;
+
+typedef struct gatherer {
+    emitter *e;
+    size_t chunk;
+    int have_turn;
+    uint64_t lines; /* lines in buf */
+    size_t len;
+    unsigned char *buf; /* GATHER + FS__OUTSLACK bytes */
+    uint64_t *tmp;      /* the largest bucket */
+    uint32_t *sub;
+} gatherer;
+
+static void emit_fail(emitter *e, int rc)
 {
-    const unsigned char *buf = s->buf, *end = s->buf + s->len;
-    for (uint64_t r = 0; r < m; r++) {
-        if (r + PREFETCH < m)
-            __builtin_prefetch(buf + (recs[r + PREFETCH] & 0xffffffffu) + hdr);
-        const unsigned char *p = buf + (recs[r] & 0xffffffffu) + hdr;
+    pthread_mutex_lock(&e->mu);
+    if (e->rc == FS_OK)
+        e->rc = rc;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* Waits until every chunk before g->chunk is written (or a failure). */
+static int take_turn(gatherer *g)
+{
+    emitter *e = g->e;
+    if (g->have_turn)
+        return FS_OK;
+    pthread_mutex_lock(&e->mu);
+    while (e->turn != g->chunk && e->rc == FS_OK)
+        pthread_cond_wait(&e->cv, &e->mu);
+    int rc = e->rc;
+    pthread_mutex_unlock(&e->mu);
+    g->have_turn = rc == FS_OK;
+    return rc;
+}
+
+static void count_written(fs__writer *w, uint64_t lines)
+{
+    uint64_t before = w->res->written;
+    w->res->written += lines;
+    if ((before >> 20) != (w->res->written >> 20))
+        fs__writer_progress(w);
+}
+
+/* Writes what g has gathered, in its turn. */
+static int drain(gatherer *g)
+{
+    int rc = take_turn(g);
+    if (rc == FS_OK && g->len > 0)
+        rc = write_all(g->e->w, g->buf, g->len);
+    if (rc == FS_OK)
+        count_written(g->e->w, g->lines);
+    g->len = 0;
+    g->lines = 0;
+    return rc;
+}
+
+/* Gathers the lines of the sorted records r[0..k). */
+static int gather(gatherer *g, const uint64_t *r, size_t k)
+{
+    const sorter *s = g->e->s;
+    const unsigned char *base = s->buf + g->e->hdr, *end = s->buf + s->len;
+    for (size_t i = 0; i < k; i++) {
+        if (i + PREFETCH < k)
+            __builtin_prefetch(base + (r[i + PREFETCH] & 0xffffffffu));
+        const unsigned char *p = base + (r[i] & 0xffffffffu);
         size_t l = (size_t)(fs__delim(p, end, s->delim) - p) + 1;
-        if (FS_LIKELY(l <= 16 && end - p >= 16 &&
-                      w->len + 16 <= FS__OUTBUF + FS__OUTSLACK &&
-                      w->len + l <= FS__OUTBUF)) {
-            memcpy(w->buf + w->len, p, 16);
-            w->len += l;
-        } else {
-            int rc = fs__writer_put(w, p, l);
+        if (FS_UNLIKELY(g->len + l > GATHER)) {
+            int rc = drain(g);
+            if (rc == FS_OK && l > GATHER) { /* a long line: as it is */
+                rc = write_all(g->e->w, p, l);
+                if (rc == FS_OK)
+                    count_written(g->e->w, 1);
+                if (rc != FS_OK)
+                    return rc;
+                continue;
+            }
             if (rc != FS_OK)
                 return rc;
         }
-        if ((++w->res->written & 0xfffff) == 0)
-            fs__writer_progress(w);
+        if (l <= 16 && end - p >= 16)
+            memcpy(g->buf + g->len, p, 16);
+        else
+            memcpy(g->buf + g->len, p, l);
+        g->len += l;
+        g->lines++;
     }
     return FS_OK;
+}
+
+static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
+                       uint64_t *tmp, uint32_t *sub);
+
+/* Sorts the buckets of g->chunk and gathers (and, in its turn, writes)
+ * their lines. */
+static int chunk_run(gatherer *g)
+{
+    emitter *e = g->e;
+    for (size_t b = e->cb[g->chunk]; b < e->cb[g->chunk + 1]; b++) {
+        uint32_t from = b ? e->bend[b - 1] : 0, cnt = e->bend[b] - from;
+        if (from >= e->m)
+            break;
+        if (cnt == 0)
+            continue;
+        int rc = sort_bucket(e->s, e->recs + from, cnt, g->tmp, g->sub);
+        if (rc == FS_OK)
+            rc = gather(g, g->tmp,
+                        e->m - from < cnt ? (size_t)(e->m - from) : cnt);
+        if (rc != FS_OK)
+            return rc;
+    }
+    return drain(g); /* even when empty: it passes the turn on */
+}
+
+static void *gather_run(void *arg)
+{
+    gatherer *g = arg;
+    emitter *e = g->e;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        size_t c = e->claim++;
+        int rc = e->rc;
+        pthread_mutex_unlock(&e->mu);
+        if (rc != FS_OK || c >= e->nchunks)
+            break;
+        g->chunk = c;
+        g->have_turn = 0;
+        if ((rc = chunk_run(g)) != FS_OK) {
+            emit_fail(e, rc);
+            break;
+        }
+        pthread_mutex_lock(&e->mu);
+        e->turn = c + 1;
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+    }
+    return NULL;
+}
+
+/* Sorts the buckets of recs and writes the first m lines, on `threads`
+ * threads (a thread that cannot be created: its share is done here). */
+static int sort_write(const sorter *s, unsigned threads, uint64_t *recs,
+                      const uint32_t *bend, uint32_t biggest, uint64_t m,
+                      fs__writer *w)
+{
+    size_t nb = (size_t)1 << s->p;
+    if (threads > 16)
+        threads = 16;
+    if (s->n < 65536)
+        threads = 1;
+    /* earlier output (header lines, earlier buckets) goes first */
+    int rc = fs__writer_flush(w);
+    if (rc != FS_OK)
+        return rc;
+    size_t *cb = malloc((nb + 1) * sizeof *cb);
+    if (cb == NULL)
+        return FS_ENOMEM;
+    emitter e;
+    memset(&e, 0, sizeof e);
+    e.s = s;
+    e.recs = recs;
+    e.bend = bend;
+    e.cb = cb;
+    e.hdr = s->stored ? FS__REC_HDR : 0;
+    e.m = m;
+    e.w = w;
+    uint32_t start = 0;
+    cb[0] = 0;
+    for (size_t b = 0; b < nb && start < m; b++) {
+        if (bend[b] - start >= CHUNK_LINES || b + 1 == nb) {
+            cb[++e.nchunks] = b + 1;
+            start = bend[b];
+        }
+    }
+    if (start < m && (e.nchunks == 0 || cb[e.nchunks] != nb))
+        cb[++e.nchunks] = nb;
+    pthread_mutex_init(&e.mu, NULL);
+    pthread_cond_init(&e.cv, NULL);
+    gatherer g[16];
+    memset(g, 0, sizeof g);
+    for (unsigned t = 0; t < threads; t++) {
+        g[t].e = &e;
+        g[t].buf = malloc(GATHER + FS__OUTSLACK);
+        g[t].tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
+        g[t].sub = malloc(((1u << SUB_BITS) + 1) * sizeof(uint32_t));
+        if (g[t].buf == NULL || g[t].tmp == NULL || g[t].sub == NULL)
+            e.rc = FS_ENOMEM;
+    }
+    if (e.rc == FS_OK) {
+        pthread_t tid[16];
+        int made[16] = {0};
+        for (unsigned t = 1; t < threads; t++)
+            made[t] = pthread_create(&tid[t], NULL, gather_run, &g[t]) == 0;
+        gather_run(&g[0]);
+        for (unsigned t = 1; t < threads; t++) {
+            if (made[t])
+                pthread_join(tid[t], NULL);
+            else
+                gather_run(&g[t]);
+        }
+    }
+    for (unsigned t = 0; t < threads; t++) {
+        free(g[t].buf);
+        free(g[t].tmp);
+        free(g[t].sub);
+    }
+    pthread_cond_destroy(&e.cv);
+    pthread_mutex_destroy(&e.mu);
+    free(cb);
+    return e.rc;
 }
 
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
@@ -551,12 +702,8 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
     uint32_t biggest;
     if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
         goto out;
-    if ((rc = sort_all(&s, threads, recs, bend, biggest)) != FS_OK)
-        goto out;
-    size_t hdr = stored ? FS__REC_HDR : 0;
     uint64_t m = w->left < n ? w->left : n;
-    rc = emit(&s, recs, m, hdr, w);
-    if (rc != FS_OK)
+    if ((rc = sort_write(&s, threads, recs, bend, biggest, m, w)) != FS_OK)
         goto out;
     w->left -= m;
     rc = FS_OK;
