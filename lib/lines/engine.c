@@ -149,7 +149,47 @@ typedef struct sorter {
     unsigned char delim;
     const uint8_t *K;
     uint32_t *cp;    /* plain mode: offset of line k * CP_EVERY */
+    unsigned rw, ob, kb; /* record width in bytes, offset and key bits */
 } sorter;
+
+/* The record array is packed: a record is kb key bits (those below the
+ * bucket prefix, kb <= 32) above ob offset bits, in rw = 6, 7 or 8 bytes
+ * (fs__sort_emit takes the narrowest that keeps ties rare: the array is
+ * most of the memory beyond the text).  Stores write exactly rw bytes, so
+ * threads filling neighbouring ranges never touch each other's bytes. */
+static inline uint64_t pack(const sorter *s, uint64_t key, size_t off)
+{
+    uint64_t k32 = low_bits(key, s->shift + s->p);
+    return (k32 >> (32 - s->kb)) << s->ob | off;
+}
+
+static inline void put_rec(const sorter *s, unsigned char *p, uint64_t v)
+{
+    switch (s->rw) { /* little-endian hosts */
+    case 6:
+        memcpy(p, &v, 6);
+        break;
+    case 7:
+        memcpy(p, &v, 7);
+        break;
+    default:
+        memcpy(p, &v, 8);
+        break;
+    }
+}
+
+/* Loads a record (the array has 8 readable bytes past its last one) in
+ * the form the sort works on: key bits at the top, the offset in the low
+ * 32 bits; records with equal top 32 bits tie. */
+static inline uint64_t get_rec(const sorter *s, const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (s->rw < 8)
+        v &= ((uint64_t)1 << (8 * s->rw)) - 1;
+    uint64_t k = v >> s->ob, off = v & (((uint64_t)1 << s->ob) - 1);
+    return k << (64 - s->kb) | off;
+}
 
 /* Plain mode: the index of the line at offset off (only for ties). */
 static uint64_t index_of(const sorter *s, size_t off)
@@ -231,7 +271,7 @@ typedef struct job {
     int phase;
     uint64_t from, to;   /* index range (HIST, SCATTER) */
     uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
-    uint64_t *recs;
+    unsigned char *recs;
 } job;
 
 /* Offset of line k (0-based) of buf: the byte after the k-th delimiter. */
@@ -275,9 +315,8 @@ static void hist_range(job *j)
 static void scatter_range(job *j)
 {
     const sorter *s = j->s;
-    unsigned sb = s->shift + s->p;
     uint32_t *pos = j->cnt;
-    uint64_t *recs = j->recs;
+    unsigned char *recs = j->recs;
     size_t off = line_offset(s->buf, s->len, s->delim, j->from);
     uint64_t keys[KCHUNK];
     for (uint64_t i = j->from; i < j->to;) {
@@ -286,8 +325,10 @@ static void scatter_range(job *j)
         for (size_t k = 0; k < c; k++) {
             if (((i + k) & (CP_EVERY - 1)) == 0)
                 s->cp[(i + k) / CP_EVERY] = (uint32_t)off;
-            recs[pos[bucket_of(keys[k], s->shift, s->p)]++] =
-                low_bits(keys[k], sb) << 32 | off;
+            put_rec(s,
+                    recs + (size_t)pos[bucket_of(keys[k], s->shift, s->p)]++ *
+                               s->rw,
+                    pack(s, keys[k], off));
             const unsigned char *q =
                 fs__delim(s->buf + off, s->buf + s->len, s->delim);
             off = (size_t)(q - s->buf) + 1;
@@ -335,14 +376,14 @@ static void histogram_stored(const sorter *s, uint32_t *cnt)
     }
 }
 
-static void scatter_stored(const sorter *s, uint32_t *pos, uint64_t *recs)
+static void scatter_stored(const sorter *s, uint32_t *pos,
+                           unsigned char *recs)
 {
-    unsigned sb = s->shift + s->p;
     size_t off = 0;
     while (off < s->len) {
         uint64_t key = fs__le64(s->buf + off);
-        recs[pos[bucket_of(key, s->shift, s->p)]++] =
-            low_bits(key, sb) << 32 | off;
+        put_rec(s, recs + (size_t)pos[bucket_of(key, s->shift, s->p)]++ * s->rw,
+                pack(s, key, off));
         const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
                                            s->buf + s->len, s->delim);
         off = (size_t)(q - s->buf) + 1;
@@ -351,7 +392,7 @@ static void scatter_stored(const sorter *s, uint32_t *pos, uint64_t *recs)
 
 /* Fills recs with every line's record, grouped by bucket; bend[b] receives
  * the end of bucket b.  *biggest: the largest bucket. */
-static int distribute(const sorter *s, unsigned threads, uint64_t *recs,
+static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
                       uint32_t *bend, uint32_t *biggest)
 {
     size_t nb = (size_t)1 << s->p;
@@ -407,15 +448,18 @@ static int distribute(const sorter *s, unsigned threads, uint64_t *recs,
 
 /* --------------------------------------------------------------- driver */
 
-/* Sorts one top-level bucket recs[0..m) into tmp by the next SUB_BITS
- * bits, then each small group exactly; ties go to resolve(). */
-static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
-                       uint64_t *tmp, uint32_t *sub)
+/* Sorts one top-level bucket (m packed records at rec) into tmp by the
+ * next SUB_BITS bits, then each small group exactly; ties go to
+ * resolve().  recs: m words of scratch. */
+static int sort_bucket(const sorter *s, const unsigned char *rec, size_t m,
+                       uint64_t *recs, uint64_t *tmp, uint32_t *sub)
 {
     const unsigned nsub = 1u << SUB_BITS;
     memset(sub, 0, (nsub + 1) * sizeof *sub);
-    for (size_t r = 0; r < m; r++)
+    for (size_t r = 0; r < m; r++) {
+        recs[r] = get_rec(s, rec + r * s->rw);
         sub[(recs[r] >> (64 - SUB_BITS)) + 1]++;
+    }
     for (unsigned b = 0; b < nsub; b++)
         sub[b + 1] += sub[b];
     for (size_t r = 0; r < m; r++)
@@ -458,7 +502,7 @@ static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
 
 typedef struct emitter {
     const sorter *s;
-    uint64_t *recs;
+    const unsigned char *recs;
     const uint32_t *bend;
     const size_t *cb;   /* chunk c: buckets [cb[c], cb[c + 1]) */
     size_t nchunks;
@@ -478,7 +522,7 @@ typedef struct gatherer {
     uint64_t lines; /* lines in buf */
     size_t len;
     unsigned char *buf; /* GATHER + FS__OUTSLACK bytes */
-    uint64_t *tmp;      /* the largest bucket */
+    uint64_t *u, *tmp;  /* the largest bucket, unpacked and sorted */
     uint32_t *sub;
 } gatherer;
 
@@ -560,8 +604,8 @@ static int gather(gatherer *g, const uint64_t *r, size_t k)
     return FS_OK;
 }
 
-static int sort_bucket(const sorter *s, uint64_t *recs, size_t m,
-                       uint64_t *tmp, uint32_t *sub);
+static int sort_bucket(const sorter *s, const unsigned char *rec, size_t m,
+                       uint64_t *recs, uint64_t *tmp, uint32_t *sub);
 
 /* Sorts the buckets of g->chunk and gathers (and, in its turn, writes)
  * their lines. */
@@ -574,7 +618,8 @@ static int chunk_run(gatherer *g)
             break;
         if (cnt == 0)
             continue;
-        int rc = sort_bucket(e->s, e->recs + from, cnt, g->tmp, g->sub);
+        int rc = sort_bucket(e->s, e->recs + (size_t)from * e->s->rw, cnt,
+                             g->u, g->tmp, g->sub);
         if (rc == FS_OK)
             rc = gather(g, g->tmp,
                         e->m - from < cnt ? (size_t)(e->m - from) : cnt);
@@ -611,7 +656,8 @@ static void *gather_run(void *arg)
 
 /* Sorts the buckets of recs and writes the first m lines, on `threads`
  * threads (a thread that cannot be created: its share is done here). */
-static int sort_write(const sorter *s, unsigned threads, uint64_t *recs,
+static int sort_write(const sorter *s, unsigned threads,
+                      const unsigned char *recs,
                       const uint32_t *bend, uint32_t biggest, uint64_t m,
                       fs__writer *w)
 {
@@ -654,8 +700,9 @@ static int sort_write(const sorter *s, unsigned threads, uint64_t *recs,
         g[t].e = &e;
         g[t].buf = malloc(GATHER + FS__OUTSLACK);
         g[t].tmp = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
+        g[t].u = malloc((size_t)(biggest ? biggest : 1) * sizeof(uint64_t));
         g[t].sub = malloc(((1u << SUB_BITS) + 1) * sizeof(uint32_t));
-        if (g[t].buf == NULL || g[t].tmp == NULL || g[t].sub == NULL)
+        if (!g[t].buf || !g[t].tmp || !g[t].u || !g[t].sub)
             e.rc = FS_ENOMEM;
     }
     if (e.rc == FS_OK) {
@@ -674,6 +721,7 @@ static int sort_write(const sorter *s, unsigned threads, uint64_t *recs,
     for (unsigned t = 0; t < threads; t++) {
         free(g[t].buf);
         free(g[t].tmp);
+        free(g[t].u);
         free(g[t].sub);
     }
     pthread_cond_destroy(&e.cv);
@@ -682,23 +730,46 @@ static int sort_write(const sorter *s, unsigned threads, uint64_t *recs,
     return e.rc;
 }
 
+/* Offsets need ob bits; records tie on their kb key bits below the p
+ * bucket bits with probability about n^2 / 2^(p + kb + 1), so kb >=
+ * log2(n) + 11 - p keeps ties below n / 1024 (each costs a few
+ * microseconds in resolve). */
+static void record_width(sorter *s)
+{
+    unsigned ob = 1, lg = 0;
+    while (ob < 32 && ((uint64_t)1 << ob) < s->len)
+        ob++;
+    while (lg < 63 && ((uint64_t)1 << lg) < s->n)
+        lg++;
+    unsigned need = lg + 11 > s->p ? lg + 11 - s->p : 0;
+    if (need < 2 * SUB_BITS)
+        need = 2 * SUB_BITS;
+    s->ob = ob;
+    for (s->rw = 6; s->rw < 8; s->rw++)
+        if (8 * s->rw - ob >= need)
+            break;
+    s->kb = 8 * s->rw - ob < 32 ? 8 * s->rw - ob : 32;
+}
+
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift, fs__writer *w)
 {
     if (n == 0 || w->left == 0)
         return FS_OK;
     sorter s = {buf, len, n, first, stored, shift, prefix_bits(n),
-                w->c->delim, w->c->key, NULL};
+                w->c->delim, w->c->key, NULL, 8, 32, 32};
+    record_width(&s);
     unsigned threads = w->c->threads ? w->c->threads : 1;
     size_t nb = (size_t)1 << s.p;
     uint32_t *bend = malloc((nb + 1) * sizeof *bend);
-    uint64_t *recs = malloc((size_t)n * sizeof *recs);
+    size_t rbytes = (size_t)n * s.rw + 8; /* 8: get_rec's last load */
+    unsigned char *recs = malloc(rbytes);
     int rc = FS_ENOMEM;
     if (!stored)
         s.cp = malloc((size_t)(n / CP_EVERY + 1) * sizeof *s.cp);
     if (bend == NULL || recs == NULL || (!stored && !s.cp))
         goto out;
-    fs__huge(recs, (size_t)n * sizeof *recs);
+    fs__huge(recs, rbytes);
     uint32_t biggest;
     if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
         goto out;
