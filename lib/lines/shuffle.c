@@ -149,7 +149,6 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
     unsigned char *buf = malloc(cap);
     if (buf == NULL)
         return writer_end(&w, FS_ENOMEM);
-    fs__huge(buf, cap);
     size_t len = 0;
     uint64_t n = 0;
     int rc = FS_OK;
@@ -161,7 +160,6 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
                 return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
             buf = nb;
             cap = ncap;
-            fs__huge(buf, cap);
         }
         size_t want = cap - len - 1;
         size_t r;
