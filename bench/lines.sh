@@ -5,6 +5,8 @@
 #
 #   bench/lines.sh                 1e7-line file and -i 1-1e8, 5 runs
 #   RUNS=3 bench/lines.sh
+#   FIVE=0 bench/lines.sh          skip the 5e7-line file (550 MB; GNU
+#                                  needs 1.3 GB and ~10 s a run)
 #   BIG=1 bench/lines.sh           also a 2 GB file with --memory=256M
 #                                  (fairshuf only: GNU needs > 2 GB RAM)
 # Environment: BIN (default build/fairshuf), GNU (default /usr/bin/shuf),
@@ -50,21 +52,45 @@ row() {
     gm=$(cut -d' ' -f3 "$g" | median)
     fw=$(cut -d' ' -f1 "$f" | median); fc=$(cut -d' ' -f2 "$f" | median)
     fm=$(cut -d' ' -f3 "$f" | median)
+    # min-max of the per-round wall ratios (rounds are interleaved)
+    local rr
+    rr=$(paste -d' ' "$g" "$f" | awk '{ r = ($4 > 0) ? $1 / $4 : 0; print r }' | sort -n |
+         awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f-%.1f", lo, hi }')
     awk -v n="$name" -v gw="$gw" -v gc="$gc" -v gm="$gm" -v fw="$fw" \
-        -v fc="$fc" -v fm="$fm" 'BEGIN {
-        printf "| %s | %.2f s | %.2f s | %.0f MB | %.2f s | %.2f s | %.0f MB | %.1fx | %.1fx |\n",
-               n, gw, gc, gm / 1024, fw, fc, fm / 1024, gw / fw, gc / fc }'
+        -v fc="$fc" -v fm="$fm" -v rr="$rr" 'BEGIN {
+        printf "| %s | %.2f s | %.2f s | %.0f MB | %.2f s | %.2f s | %.0f MB | %.1fx (%s) | %.1fx | %.2fx |\n",
+               n, gw, gc, gm / 1024, fw, fc, fm / 1024, gw / fw, rr, gc / fc, fm / gm }'
     rm -f "$g" "$f"
 }
 
 echo "fairshuf lines vs GNU shuf ($($GNU --version | head -n 1)), median of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 echo
-echo "| case | GNU wall | GNU cpu | GNU RSS | fairshuf wall | fairshuf cpu | fairshuf RSS | wall speed-up | cpu speed-up |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| case | GNU wall | GNU cpu | GNU RSS | fairshuf wall | fairshuf cpu | fairshuf RSS | wall speed-up (per-round min-max) | cpu speed-up | RSS ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 row "1e7-line file (110 MB)" "$file" "$file"
 row "-i 1-100000000" "-i 1-100000000" "-i 1-100000000"
 row "1e7-line file, --seed" "$file" "--seed=bench $file"
 row "-n 10 of 1e7-line file" "-n 10 $file" "-n 10 $file"
+
+if [ "${FIVE:-1}" = 1 ]; then
+    file5="$DIR/lines-5e7.txt"
+    [ -s "$file5" ] || seq 1000000000 1049999999 > "$file5"   # 550 MB
+    row "5e7-line file (550 MB)" "$file5" "$file5"
+    # out of core against in memory, both fairshuf, interleaved
+    a=$(mktemp) b=$(mktemp)
+    for i in $(seq "$RUNS"); do
+        measure "$BIN" lines "$file5" >> "$a"
+        measure "$BIN" lines --memory=256M -T "$DIR" "$file5" >> "$b"
+    done
+    aw=$(cut -d' ' -f1 "$a" | median); bw=$(cut -d' ' -f1 "$b" | median)
+    bm=$(cut -d' ' -f3 "$b" | median)
+    echo
+    awk -v a="$aw" -v b="$bw" -v m="$bm" -v lo="$(cut -d' ' -f1 "$b" | sort -n | head -n 1)" \
+        -v hi="$(cut -d' ' -f1 "$b" | sort -n | tail -n 1)" 'BEGIN {
+        printf "5e7-line file, fairshuf --memory=256M: %.2f s wall (min %.2f, max %.2f), peak RSS %.0f MB; in memory %.2f s: %.2fx\n",
+               b, lo, hi, m / 1024, a, b / a }'
+    rm -f "$a" "$b"
+fi
 
 if [ "${BIG:-0}" = 1 ]; then
     big="$DIR/lines-2g.txt"
