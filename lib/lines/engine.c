@@ -270,6 +270,7 @@ typedef struct job {
     const sorter *s;
     int phase;
     uint64_t from, to;   /* index range (HIST, SCATTER) */
+    size_t off0;         /* stored mode: offset of record `from` */
     uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
     unsigned char *recs;
 } job;
@@ -337,11 +338,15 @@ static void scatter_range(job *j)
     }
 }
 
+static void scatter_stored(job *j);
+
 static void *job_run(void *arg)
 {
     job *j = arg;
     if (j->phase == JOB_HIST)
         hist_range(j);
+    else if (j->s->stored)
+        scatter_stored(j);
     else
         scatter_range(j);
     return NULL;
@@ -364,23 +369,36 @@ static void run_jobs(job *jobs, unsigned t)
     }
 }
 
-/* Stored mode (a loaded spill bucket): one pass over the records. */
-static void histogram_stored(const sorter *s, uint32_t *cnt)
+/* Stored mode (a loaded spill bucket): records start where the previous
+ * one's line ends, so one thread walks them all for the histogram, noting
+ * where each job's range of records starts (jobs[t].off0) and counting
+ * into that job's histogram; then the jobs scatter their ranges at once. */
+static void histogram_stored(const sorter *s, job *jobs, unsigned threads)
 {
     size_t off = 0;
-    while (off < s->len) {
-        cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
+    uint64_t i = 0;
+    unsigned t = 0;
+    jobs[0].off0 = 0;
+    while (off < s->len && i < s->n) {
+        while (t + 1 < threads && i == jobs[t].to)
+            jobs[++t].off0 = off;
+        jobs[t].cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
         const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
                                            s->buf + s->len, s->delim);
         off = (size_t)(q - s->buf) + 1;
+        i++;
     }
+    while (t + 1 < threads) /* (only if n overstated the records) */
+        jobs[++t].off0 = off;
 }
 
-static void scatter_stored(const sorter *s, uint32_t *pos,
-                           unsigned char *recs)
+static void scatter_stored(job *j)
 {
-    size_t off = 0;
-    while (off < s->len) {
+    const sorter *s = j->s;
+    uint32_t *pos = j->cnt;
+    unsigned char *recs = j->recs;
+    size_t off = j->off0;
+    for (uint64_t i = j->from; i < j->to && off < s->len; i++) {
         uint64_t key = fs__le64(s->buf + off);
         put_rec(s, recs + (size_t)pos[bucket_of(key, s->shift, s->p)]++ * s->rw,
                 pack(s, key, off));
@@ -398,7 +416,7 @@ static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
     size_t nb = (size_t)1 << s->p;
     if (threads > 16)
         threads = 16;
-    if (s->stored || s->n < 65536)
+    if (s->n < 65536)
         threads = 1;
     job jobs[16];
     memset(jobs, 0, sizeof jobs);
@@ -415,7 +433,7 @@ static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
     }
     if (rc == FS_OK) {
         if (s->stored)
-            histogram_stored(s, jobs[0].cnt);
+            histogram_stored(s, jobs, threads);
         else
             run_jobs(jobs, threads);
         /* counts -> each thread's first position in each bucket */
@@ -433,13 +451,9 @@ static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
             if (total > *biggest)
                 *biggest = total;
         }
-        if (s->stored) {
-            scatter_stored(s, jobs[0].cnt, recs);
-        } else {
-            for (unsigned t = 0; t < threads; t++)
-                jobs[t].phase = JOB_SCATTER;
-            run_jobs(jobs, threads);
-        }
+        for (unsigned t = 0; t < threads; t++)
+            jobs[t].phase = JOB_SCATTER;
+        run_jobs(jobs, threads);
     }
     for (unsigned t = 0; t < threads; t++)
         free(jobs[t].cnt);
