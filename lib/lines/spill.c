@@ -165,7 +165,7 @@ static int feed(spill *sp, bucketset *bs, const unsigned char *buf,
     size_t off = 0;
     unsigned char d = sp->c->delim;
     for (;;) {
-        const unsigned char *q = memchr(buf + off, d, len - off);
+        const unsigned char *q = fs__delim(buf + off, buf + len, d);
         if (q == NULL)
             break;
         size_t l = (size_t)(q - (buf + off)) + 1;
@@ -253,8 +253,7 @@ static int region_scan(spill *sp, const region *r, rec_fn fn, void *ctx)
         size_t off = 0;
         while (rc == FS_OK && len - off > FS__REC_HDR) {
             const unsigned char *q =
-                memchr(buf + off + FS__REC_HDR, sp->c->delim,
-                       len - off - FS__REC_HDR);
+                fs__delim(buf + off + FS__REC_HDR, buf + len, sp->c->delim);
             if (q == NULL)
                 break;
             size_t l = (size_t)(q - (buf + off)) + 1;
@@ -444,8 +443,11 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     size_t bsz = memory / 4 / NB;
     if (bsz < 4096)
         bsz = 4096;
-    if (bsz > (1u << 20))
-        bsz = 1u << 20;
+    /* 128 KiB: 64 buffers of 1 MiB (64 MiB) spread the copies over
+     * memory; 8 MiB in all stays in cache (5e7 lines: 3.0-3.3 s instead
+     * of 3.8-4.2 s) */
+    if (bsz > (128u << 10))
+        bsz = 128u << 10;
     sp.bsz = bsz;
     sp.io_buf = bsz * 16;
     bucketset top;
