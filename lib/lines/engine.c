@@ -271,6 +271,7 @@ typedef struct job {
     int phase;
     uint64_t from, to;   /* index range (HIST, SCATTER) */
     size_t off0;         /* stored mode: offset of record `from` */
+    int down;            /* SCATTER: fill buckets from their ends down */
     uint32_t *cnt;       /* HIST: counts; SCATTER: next positions */
     unsigned char *recs;
 } job;
@@ -326,10 +327,9 @@ static void scatter_range(job *j)
         for (size_t k = 0; k < c; k++) {
             if (((i + k) & (CP_EVERY - 1)) == 0)
                 s->cp[(i + k) / CP_EVERY] = (uint32_t)off;
-            put_rec(s,
-                    recs + (size_t)pos[bucket_of(keys[k], s->shift, s->p)]++ *
-                               s->rw,
-                    pack(s, keys[k], off));
+            uint32_t b = bucket_of(keys[k], s->shift, s->p);
+            size_t slot = j->down ? --pos[b] : pos[b]++;
+            put_rec(s, recs + slot * s->rw, pack(s, keys[k], off));
             const unsigned char *q =
                 fs__delim(s->buf + off, s->buf + s->len, s->delim);
             off = (size_t)(q - s->buf) + 1;
@@ -408,16 +408,70 @@ static void scatter_stored(job *j)
     }
 }
 
+/* distribute() when the counts are known already (fine: by the top
+ * FS__PREHIST_BITS key bits, see prehist.c): no counting pass.  With two
+ * threads the second fills each bucket from its end down, so no thread
+ * needs the other's counts; the order of records inside a bucket does not
+ * matter (the bucket is sorted on key bits and offset, all distinct, and
+ * ties are then ordered by their keys). */
+static int distribute_fine(const sorter *s, unsigned threads,
+                           unsigned char *recs, const uint32_t *fine,
+                           uint32_t *bend, uint32_t *biggest)
+{
+    size_t nb = (size_t)1 << s->p;
+    unsigned per = FS__PREHIST_BITS - s->p; /* fine bins per bucket: 2^per */
+    job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    int rc = FS_OK;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t].s = s;
+        jobs[t].phase = JOB_SCATTER;
+        jobs[t].from = s->n * t / threads;
+        jobs[t].to = s->n * (t + 1) / threads;
+        jobs[t].recs = recs;
+        jobs[t].down = t == 1;
+        jobs[t].cnt = malloc(nb * sizeof *jobs[t].cnt);
+        if (jobs[t].cnt == NULL)
+            rc = FS_ENOMEM;
+    }
+    if (rc == FS_OK) {
+        uint32_t sum = 0;
+        *biggest = 0;
+        for (size_t b = 0; b < nb; b++) {
+            uint32_t total = 0;
+            for (size_t f = b << per; f < (b + 1) << per; f++)
+                total += fine[f];
+            jobs[0].cnt[b] = sum;
+            sum += total;
+            bend[b] = sum;
+            if (threads == 2)
+                jobs[1].cnt[b] = sum;
+            if (total > *biggest)
+                *biggest = total;
+        }
+        if (sum != s->n) /* cannot happen: counts of other lines */
+            rc = FS_EINVAL;
+        else
+            run_jobs(jobs, threads);
+    }
+    for (unsigned t = 0; t < threads; t++)
+        free(jobs[t].cnt);
+    return rc;
+}
+
 /* Fills recs with every line's record, grouped by bucket; bend[b] receives
  * the end of bucket b.  *biggest: the largest bucket. */
 static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
-                      uint32_t *bend, uint32_t *biggest)
+                      const uint32_t *fine, uint32_t *bend, uint32_t *biggest)
 {
     size_t nb = (size_t)1 << s->p;
     if (threads > 16)
         threads = 16;
     if (s->n < 65536)
         threads = 1;
+    if (fine != NULL && !s->stored && s->shift == 0 && s->first == 0 &&
+        s->p <= FS__PREHIST_BITS && threads <= 2)
+        return distribute_fine(s, threads, recs, fine, bend, biggest);
     job jobs[16];
     memset(jobs, 0, sizeof jobs);
     int rc = FS_OK;
@@ -766,7 +820,8 @@ static void record_width(sorter *s)
 }
 
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
-                  int stored, uint64_t first, unsigned shift, fs__writer *w)
+                  int stored, uint64_t first, unsigned shift,
+                  const uint32_t *fine, fs__writer *w)
 {
     if (n == 0 || w->left == 0)
         return FS_OK;
@@ -785,7 +840,7 @@ int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
         goto out;
     fs__huge(recs, rbytes);
     uint32_t biggest;
-    if ((rc = distribute(&s, threads, recs, bend, &biggest)) != FS_OK)
+    if ((rc = distribute(&s, threads, recs, fine, bend, &biggest)) != FS_OK)
         goto out;
     uint64_t m = w->left < n ? w->left : n;
     if ((rc = sort_write(&s, threads, recs, bend, biggest, m, w)) != FS_OK)

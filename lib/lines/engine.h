@@ -2,6 +2,7 @@
 #ifndef FS_LINES_ENGINE_H
 #define FS_LINES_ENGINE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -34,10 +35,34 @@ void fs__writer_progress(fs__writer *w);
  * stored = 0: plain lines; line k has index first + k and its key is
  *   computed.  stored = 1: records [key][index][line] (spill format).
  * shift: leading key bits that all lines share (bucket depth).
- * n: number of lines or records; len < 2^32. */
+ * n: number of lines or records; len < 2^32.
+ * fine: NULL, or (plain mode, first = shift = 0) the counts of the top
+ *   FS__PREHIST_BITS bits of the keys of lines 0..n-1 (fs__prehist_end). */
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift,
-                  fs__writer *w);
+                  const uint32_t *fine, fs__writer *w);
+
+/* The key histogram counted by a second thread while the input is read
+ * (prehist.c).  start: FS_OK, or not started (then end returns NULL);
+ * avail: `lines` lines exist (numbered from 0); end: waits for the
+ * counts of lines [0, n) and returns them (owned by h); free: stops the
+ * helper if needed and frees. */
+#define FS__PREHIST_BITS 16
+typedef struct fs__prehist {
+    const uint8_t *K;
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t avail; /* lines announced (under mu) */
+    int final;      /* no more announcements (under mu) */
+    int running;
+    uint64_t done;  /* lines counted (the helper's, under mu) */
+    uint32_t *fine; /* 2^FS__PREHIST_BITS counts */
+} fs__prehist;
+int fs__prehist_start(fs__prehist *h, const uint8_t *K);
+void fs__prehist_avail(fs__prehist *h, uint64_t lines);
+const uint32_t *fs__prehist_end(fs__prehist *h, uint64_t n);
+void fs__prehist_free(fs__prehist *h);
 
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);

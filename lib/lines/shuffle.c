@@ -20,6 +20,8 @@ size_t fs_lines_default_memory(void)
     return (size_t)m;
 }
 
+#define READ_PIECE ((size_t)8 << 20)
+
 static void writer_init(fs__writer *w, const fs_lines_config *c,
                         fs_lines_result *res)
 {
@@ -43,9 +45,10 @@ static int writer_end(fs__writer *w, int rc)
     return rc;
 }
 
-/* In memory: buf[0..len) ends with delim; n lines in all. */
+/* In memory: buf[0..len) ends with delim; n lines in all.  ph: the key
+ * histogram counted while reading (or NULL). */
 static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
-                     fs__writer *w)
+                     fs__prehist *ph, fs__writer *w)
 {
     size_t hdr = 0;
     uint64_t h = w->c->header < n ? w->c->header : n;
@@ -59,7 +62,8 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
     if (rc == FS_OK && hdr)
         rc = fs__writer_put(w, buf, hdr);
     if (rc == FS_OK)
-        rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0, w);
+        rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0,
+                           ph ? fs__prehist_end(ph, n - h) : NULL, w);
     return rc;
 }
 
@@ -120,7 +124,8 @@ int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
         return FS_EINVAL;
     /* 32-bit offsets: larger inputs belong to fs_lines_shuffle(fd). */
     int rc = len < 0xfffffff0u
-                 ? in_memory(buf, len, fs_lines_count(buf, len, c->delim), &w)
+                 ? in_memory(buf, len, fs_lines_count(buf, len, c->delim),
+                             NULL, &w)
                  : FS_ERANGE;
     return writer_end(&w, rc);
 }
@@ -149,6 +154,13 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
     unsigned char *buf = malloc(cap);
     if (buf == NULL)
         return writer_end(&w, FS_ENOMEM);
+    /* With two threads the second counts the keys' histogram while this
+     * one reads (prehist.c), so reads come in pieces it can follow.  (With
+     * more threads the counting pass is split among them instead.) */
+    fs__prehist ph;
+    memset(&ph, 0, sizeof ph);
+    if (c->threads == 2)
+        (void)fs__prehist_start(&ph, c->key); /* not started: no matter */
     size_t len = 0;
     uint64_t n = 0;
     int rc = FS_OK;
@@ -156,12 +168,16 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
         if (cap - len < 2) {
             size_t ncap = cap * 2 > limit ? limit : cap * 2;
             unsigned char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
-            if (nb == NULL) /* over budget (or no memory): go to disk */
+            if (nb == NULL) { /* over budget (or no memory): go to disk */
+                fs__prehist_free(&ph);
                 return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+            }
             buf = nb;
             cap = ncap;
         }
         size_t want = cap - len - 1;
+        if (ph.running && want > READ_PIECE)
+            want = READ_PIECE;
         size_t r;
         if (fs__read_some(fd, buf + len, want, &r) != FS_OK) {
             res->where = FS_LINES_INPUT;
@@ -174,19 +190,23 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
         n += fs_lines_count(buf + len, (size_t)r, c->delim) -
              (memchr(buf + len + r - 1, c->delim, 1) ? 0 : 1);
         len += (size_t)r;
+        fs__prehist_avail(&ph, n);
         if (c->progress)
             c->progress(c->progress_arg, FS_LINES_READING, len, 0);
         if (len + 1 + fs__sort_overhead(n + 1, c->threads) > limit ||
-            len >= 0xffff0000u)
+            len >= 0xffff0000u) {
+            fs__prehist_free(&ph);
             return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+        }
     }
     if (rc == FS_OK) {
         if (len > 0 && buf[len - 1] != c->delim) {
             buf[len++] = c->delim;
             n++;
         }
-        rc = in_memory(buf, len, n, &w);
+        rc = in_memory(buf, len, n, ph.running ? &ph : NULL, &w);
     }
+    fs__prehist_free(&ph);
     free(buf);
     return writer_end(&w, rc);
 }

@@ -417,7 +417,7 @@ static int emit(spill *sp, region *r)
     }
     region_drop(r);
     rc = fs__sort_emit(buf, size, r->count, 1, 0, NB_BITS * (r->depth + 1),
-                       sp->w);
+                       NULL, sp->w);
     free(buf);
     return rc;
 }

@@ -164,7 +164,7 @@ int fs__topk_run(int fd, fs__writer *w)
     if (rc == FS_OK && t.in.hdr_len)
         rc = fs__writer_put(w, t.in.hdr, t.in.hdr_len);
     if (rc == FS_OK)
-        rc = fs__sort_emit(t.rec, t.len, t.kept, 1, 0, 0, w);
+        rc = fs__sort_emit(t.rec, t.len, t.kept, 1, 0, 0, NULL, w);
     free(t.rec);
     free(t.in.hdr);
     free(t.scratch);
