@@ -77,6 +77,26 @@ ARGS
     "$FS_BIN" lines --seed=s --threads=2 --memory=1M in | cmp - ref
 }
 
+@test "--seed: pinned bytes of a 70001-line file, any threads, memory or disk" {
+    # >= 65536 lines: the threaded paths (key histogram counted while
+    # reading, buckets filled from both ends, chunks gathered in parallel
+    # and written in order); lines of 3 to 600000 bytes (a line longer than
+    # a gather buffer is written on its own) and no final newline.  The
+    # md5 was computed by the engine before those paths existed.
+    awk -v pad="$(head -c 3000 /dev/zero | tr '\0' x)" 'BEGIN {
+        for (i = 0; i < 70000; i++) {
+            n = (i % 7 == 0) ? 40 : (i % 13 == 0 ? 3000 : 3)
+            printf "%d-%s\n", i, substr(pad, 1, n)
+        } }' > in
+    { head -c 600000 /dev/zero | tr '\0' y; echo; } >> in
+    printf 'last-no-newline' >> in
+    want=17ce445cf675ec738ca3af626715a397
+    for a in --threads=1 --threads=2 --threads=3 --threads=4 --memory=1M; do
+        [ "$("$FS_BIN" lines --seed=long $a in | md5sum | cut -d' ' -f1)" = "$want" ]
+    done
+    [ "$(cat in | "$FS_BIN" lines --seed=long | md5sum | cut -d' ' -f1)" = "$want" ]
+}
+
 @test "--seed: -n K is the head of the full output (memory and disk)" {
     seq 50000 > in
     "$FS_BIN" lines --seed=h in > full
