@@ -352,21 +352,29 @@ static void *job_run(void *arg)
     return NULL;
 }
 
-/* Runs jobs[0..t) on t threads (this one included); a thread that cannot
- * be created is run here instead: same result. */
-static void run_jobs(job *jobs, unsigned t)
+/* Runs fn on items[0..t) (each `size` bytes) on t <= 16 threads, this
+ * one included; an item whose thread cannot be created is run here
+ * afterwards instead: same result. */
+static void run_threads(void *(*fn)(void *), void *items, size_t size,
+                        unsigned t)
 {
+    unsigned char *it = items;
     pthread_t tid[16];
     int made[16] = {0};
     for (unsigned i = 1; i < t; i++)
-        made[i] = pthread_create(&tid[i], NULL, job_run, &jobs[i]) == 0;
-    job_run(&jobs[0]);
+        made[i] = pthread_create(&tid[i], NULL, fn, it + i * size) == 0;
+    fn(it);
     for (unsigned i = 1; i < t; i++) {
         if (made[i])
             pthread_join(tid[i], NULL);
         else
-            job_run(&jobs[i]);
+            fn(it + i * size);
     }
+}
+
+static void run_jobs(job *jobs, unsigned t)
+{
+    run_threads(job_run, jobs, sizeof *jobs, t);
 }
 
 /* Stored mode (a loaded spill bucket): records start where the previous
@@ -773,19 +781,8 @@ static int sort_write(const sorter *s, unsigned threads,
         if (!g[t].buf || !g[t].tmp || !g[t].u || !g[t].sub)
             e.rc = FS_ENOMEM;
     }
-    if (e.rc == FS_OK) {
-        pthread_t tid[16];
-        int made[16] = {0};
-        for (unsigned t = 1; t < threads; t++)
-            made[t] = pthread_create(&tid[t], NULL, gather_run, &g[t]) == 0;
-        gather_run(&g[0]);
-        for (unsigned t = 1; t < threads; t++) {
-            if (made[t])
-                pthread_join(tid[t], NULL);
-            else
-                gather_run(&g[t]);
-        }
-    }
+    if (e.rc == FS_OK) /* a chunk is taken by whichever thread is free */
+        run_threads(gather_run, g, sizeof *g, threads);
     for (unsigned t = 0; t < threads; t++) {
         free(g[t].buf);
         free(g[t].tmp);
