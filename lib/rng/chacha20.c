@@ -6,7 +6,8 @@
  *   0; bytes in keystream order.  After 2^32 blocks (256 GiB) the counter
  *   wraps and the nonce's first 32-bit little-endian word counts up.
  * OS-keyed: the key comes from getrandom; each refill draws 1024 bytes of
- *   output plus 32 bytes that replace the key (fast key erasure: a state
+ *   output (blocks 0-15) and 32 bytes of block 16 that replace the key
+ *   (fast key erasure: a state
  *   read later does not reveal earlier output -- with the readers zeroing
  *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
  *   entropy is mixed into the key.  Key and buffer live in a
@@ -21,6 +22,10 @@
 #include "generators.h"
 
 #define RESEED_BYTES (1u << 20)
+
+/* The keystream is the XOR of the cipher with zeros: read from here rather
+ * than zeroing each buffer first. */
+static const unsigned char zeros[FS_RNG_BUF];
 
 typedef struct chacha_os {
     fs_stream s;
@@ -43,8 +48,7 @@ static void refill_seeded(fs_rng *rng)
 {
     chacha_seeded *c = rng->ext;
     fs_stream *s = rng->s;
-    memset(s->buf, 0, FS_RNG_BUF);
-    crypto_stream_chacha20_ietf_xor_ic(s->buf, s->buf, FS_RNG_BUF, c->nonce,
+    crypto_stream_chacha20_ietf_xor_ic(s->buf, zeros, FS_RNG_BUF, c->nonce,
                                        c->counter, c->key);
     c->counter += FS_RNG_BUF / 64;
     if (c->counter == 0) { /* 2^32 blocks: carry into the nonce */
@@ -87,14 +91,15 @@ static void refill_os(fs_rng *rng)
         c->live = 1;
         c->since = 0;
     }
+    /* Output: keystream blocks 0.. into the buffer; the next key: the
+     * first 32 bytes of the block after the output (never handed out). */
     static const unsigned char nonce[12];
-    unsigned char block[FS_RNG_BUF + 32];
-    memset(block, 0, len + 32);
-    crypto_stream_chacha20_ietf_xor_ic(block, block, len + 32, nonce, 0,
-                                       c->key);
-    memcpy(s->buf, block, len);
-    memcpy(c->key, block + len, 32);
-    sodium_memzero(block, len + 32);
+    unsigned char next[32];
+    crypto_stream_chacha20_ietf_xor_ic(s->buf, zeros, len, nonce, 0, c->key);
+    crypto_stream_chacha20_ietf_xor_ic(next, zeros, 32, nonce,
+                                       (uint32_t)((len + 63) / 64), c->key);
+    memcpy(c->key, next, 32);
+    sodium_memzero(next, sizeof next);
     c->since += (uint32_t)len;
     s->pos = 0;
     s->end = len;

@@ -6,11 +6,12 @@
  * McIlroy's "American flag sort" cycle leading, Computing Systems 1993).
  *
  * 1. Every input position p gets a uniform bucket label in [0, B), B =
- *    2^L, read from a seekable label stream (chunk c = p / chunk has its
- *    own: ChaCha20 keystream with a block counter, or a SplitMix64
- *    counter).  Labels are never stored: a counting pass generates them
- *    once to size the buckets, and the distribution generates them again
- *    where it needs them.
+ *    2^L <= 256: the top L bits of one byte of a seekable label stream
+ *    (chunk c = p / chunk has its own: ChaCha20 keystream with a block
+ *    counter, or a SplitMix64 counter; position o of the chunk reads byte
+ *    o).  Labels are never stored: a counting pass generates them once to
+ *    size the buckets, and the distribution generates them again where it
+ *    needs them.
  * 2. The elements are permuted in place into their buckets (distribute()
  *    below: each bucket has a write head; an element taken from a hole
  *    is swapped into the head of its bucket, the element found there is
@@ -19,8 +20,10 @@
  *    read there is the input's element at that position and its label is
  *    the label of the position.  Each write head and the hole scanner move
  *    forward one position at a time, so each bucket keeps a cursor into
- *    the label stream (a few ChaCha blocks of look-ahead) instead of a
- *    label array: O(B) memory instead of 2 bytes per element.
+ *    the label stream (8 ChaCha blocks of look-ahead) instead of a label
+ *    array: O(B) memory instead of 2 bytes per element.  One byte per
+ *    label makes a cursor a pointer (no bit unpacking, a refill every 512
+ *    labels); that is why B stops at 256.
  * 3. Each bucket, now small enough for cache, is shuffled in place by
  *    Durstenfeld with batched draws.
  *
@@ -44,11 +47,12 @@
  * runs in one thread.  Threads share the counting (by chunk) and the
  * buckets (step 3).
  *
- * Cost: step 1 generates the labels twice (count, distribute) and writes
- * nothing per element; step 2 reads and writes each element once with
- * 2^L write streams; step 3 works in cache.  Memory: counters and label
- * cursors, O(B * (chunks + 64)) words -- no copy of the array and no
- * label array (the earlier versions needed n*size, then 2n bytes). */
+ * Cost: step 1 generates the labels twice (count, distribute: 2 bytes of
+ * keystream per element) and writes nothing per element; step 2 reads and
+ * writes each element once with 2^L write streams; step 3 works in cache.
+ * Memory: counters and label cursors, B * (chunks words + 512 bytes) --
+ * no copy of the array and no label array (the earlier versions needed
+ * n*size, then 2n bytes). */
 #include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -73,14 +77,16 @@ int fs__bucket_wanted(size_t n, size_t size)
     return n >= 2 && n * size >= p_min_bytes();
 }
 
-/* Words a label cursor holds: 8 ChaCha20 blocks (libsodium's AVX2 code
+/* Bytes a label cursor holds: 8 ChaCha20 blocks (libsodium's AVX2 code
  * does 8 blocks per step). */
-#define CUR_WORDS 64
+#define CUR_BYTES 512
+/* Bytes the counting pass generates at a time (>= CUR_BYTES). */
+#define COUNT_BYTES 4096
 
 typedef struct plan {
     unsigned char *base;
     size_t n, size;
-    unsigned L, per;     /* B = 2^L buckets; per = floor(64 / L) labels/word */
+    unsigned L;          /* B = 2^L buckets, L <= 8 */
     size_t B, chunk, nchunks;
     size_t *cnt;         /* nchunks x B label counts */
     size_t *start;       /* B + 1: bucket b is [start[b], start[b+1]) */
@@ -93,32 +99,33 @@ enum { COUNT, BUCKETS };
 
 /* ---- the label streams ---- */
 
-/* Words [w0, w0 + k) of chunk c's label stream into out (w0 a multiple
- * of 8).  Crypto: the keystream of child c (ChaCha20, key, nonce = 4 zero
- * bytes and c little-endian, block counter w0 / 8), 8 bytes per word
- * little-endian.  Otherwise: SplitMix64 started at K_1 XOR (c * golden),
- * its outputs w0, w0 + 1, ... (a counter: word w is
- * mix(start + (w + 1) * golden)). */
-static void label_words(const plan *p, size_t c, uint64_t w0, uint64_t *out,
-                        size_t k)
+/* Bytes [off, off + len) of chunk c's label stream into out (off and len
+ * multiples of 64).  Crypto: the keystream of ChaCha20 with the plan's
+ * key, nonce = 4 zero bytes and c little-endian, block counter off / 64.
+ * Otherwise: SplitMix64 started at K_1 XOR (c * golden), its outputs as
+ * little-endian bytes (a counter: word w is mix(start + (w + 1) * golden)).
+ * Position o of the chunk has label byte o >> (8 - L). */
+static void label_bytes(const plan *p, size_t c, uint64_t off,
+                        unsigned char *out, size_t len)
 {
     if (p->crypto) {
+        /* the keystream is the XOR with zeros (len <= COUNT_BYTES) */
+        static const unsigned char zeros[COUNT_BYTES];
         unsigned char nonce[12] = {0};
         for (int i = 0; i < 8; i++)
             nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
-        memset(out, 0, k * 8);
-        crypto_stream_chacha20_ietf_xor_ic((unsigned char *)out,
-                                           (const unsigned char *)out, k * 8,
-                                           nonce, (uint32_t)(w0 / 8), p->key);
-        return; /* little-endian hosts only (checked in rng.c) */
+        crypto_stream_chacha20_ietf_xor_ic(out, zeros, len, nonce,
+                                           (uint32_t)(off / 64), p->key);
+        return;
     }
     uint64_t x = (p->lkey ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL)) +
-                 w0 * 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < k; i++)
-        out[i] = fs__splitmix64_next(&x);
+                 off / 8 * 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t w = fs__splitmix64_next(&x);
+        memcpy(out + i, &w, 8); /* little-endian hosts only (rng.c) */
+    }
 }
 
-/* Labels in chunk c, and in its word w. */
 static size_t chunk_len(const plan *p, size_t c)
 {
     size_t lo = c * p->chunk;
@@ -126,95 +133,81 @@ static size_t chunk_len(const plan *p, size_t c)
 }
 
 /* Step 1a for chunk c: count its labels into this chunk's row (no sharing
- * between threads).  Each word gives `per` labels, most significant bits
- * first; unused low bits of the chunk's last word are dropped. */
+ * between threads).  The byte values are counted in four interleaved
+ * tables (consecutive equal bytes would otherwise wait on each other's
+ * increment), then folded into the 2^L buckets. */
 static void count_chunk(plan *p, size_t c)
 {
-    uint64_t w[CUR_WORDS];
-    size_t left = chunk_len(p, c), *h = p->cnt + c * p->B;
-    unsigned sh = 64 - p->L, L = p->L, per = p->per;
-    for (uint64_t w0 = 0; left > 0; w0 += CUR_WORDS) {
-        label_words(p, c, w0, w, CUR_WORDS);
-        for (size_t i = 0; i < CUR_WORDS && left > 0; i++) {
-            uint64_t x = w[i];
-            unsigned k = left < per ? (unsigned)left : per;
-            left -= k;
-            for (unsigned t = 0; t < k; t++, x <<= L)
-                h[x >> sh]++;
+    unsigned char buf[COUNT_BYTES];
+    uint32_t t[4][256] = {{0}};
+    size_t len = chunk_len(p, c);
+    for (size_t off = 0; off < len; off += COUNT_BYTES) {
+        size_t k = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
+        label_bytes(p, c, off, buf, (k + 63) & ~(size_t)63);
+        size_t i = 0;
+        for (; i + 4 <= k; i += 4) {
+            t[0][buf[i]]++;
+            t[1][buf[i + 1]]++;
+            t[2][buf[i + 2]]++;
+            t[3][buf[i + 3]]++;
         }
+        for (; i < k; i++)
+            t[0][buf[i]]++;
     }
-    sodium_memzero(w, sizeof w);
+    sodium_memzero(buf, sizeof buf);
+    size_t *h = p->cnt + c * p->B;
+    unsigned sh = 8 - p->L;
+    for (unsigned v = 0; v < 256; v++)
+        h[v >> sh] += (size_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
 }
 
-/* A cursor: the labels of consecutive positions from some position on. */
+/* A cursor: the labels of consecutive positions from some position on,
+ * as the label bytes of CUR_BYTES of a chunk's stream. */
 typedef struct lcur {
-    uint64_t w;      /* current word; the next label in its top L bits */
-    unsigned left;   /* labels left in w */
-    unsigned wi;     /* next word of buf */
-    size_t c;        /* chunk */
-    size_t crem;     /* labels of the chunk after w's */
-    uint64_t wnext;  /* stream index of the word after buf's last */
-    uint64_t *buf;   /* CUR_WORDS words of chunk c from wnext - CUR_WORDS */
+    const unsigned char *p, *e; /* next byte, end of buf */
+    size_t c;                   /* chunk of buf */
+    uint64_t next;              /* stream offset of the byte after buf */
+    unsigned char *buf;         /* CUR_BYTES */
 } lcur;
 
-/* Loads word index `wix` of chunk `c` as the current word. */
-static void cur_word(const plan *p, lcur *u, size_t c, uint64_t wix)
+/* Loads the block of chunk c that starts at offset off (its bytes past
+ * the chunk's end, if any, are not labels: e stops there; never so with
+ * the production chunk, a multiple of CUR_BYTES). */
+static void cur_load(const plan *p, lcur *u, size_t c, uint64_t off)
 {
-    if (c != u->c || wix >= u->wnext || wix + CUR_WORDS < u->wnext) {
-        uint64_t w0 = wix & ~(uint64_t)7;
-        label_words(p, c, w0, u->buf, CUR_WORDS);
-        u->c = c;
-        u->wnext = w0 + CUR_WORDS;
-    }
-    u->wi = (unsigned)(wix - (u->wnext - CUR_WORDS));
-    u->w = u->buf[u->wi++];
-    size_t len = chunk_len(p, c), used = (size_t)wix * p->per;
-    u->left = len - used < p->per ? (unsigned)(len - used) : p->per;
-    u->crem = len - used - u->left;
+    label_bytes(p, c, off, u->buf, CUR_BYTES);
+    u->c = c;
+    u->next = off + CUR_BYTES;
+    u->p = u->buf;
+    u->e = u->buf + (p->chunk - off < CUR_BYTES ? p->chunk - off : CUR_BYTES);
 }
 
 /* The cursor at position pos (< n). */
 static void cur_seek(const plan *p, lcur *u, size_t pos)
 {
     size_t c = pos / p->chunk, o = pos - c * p->chunk;
-    u->c = (size_t)-1;
-    cur_word(p, u, c, o / p->per);
-    unsigned j = (unsigned)(o % p->per);
-    u->w <<= j * p->L;
-    u->left -= j;
+    size_t off = o & ~(size_t)(CUR_BYTES - 1);
+    cur_load(p, u, c, off);
+    u->p = u->buf + (o - off);
 }
 
-/* After the current word: the next one, or the next chunk's first. */
-__attribute__((noinline)) static void cur_next(const plan *p, lcur *u)
+/* The cursor has used its block: the next one (of the next chunk at the
+ * chunk's end; never past the array's last position, which is not read
+ * beyond). */
+__attribute__((noinline)) static void cur_refill(const plan *p, lcur *u)
 {
-    if (u->crem == 0) {
-        if ((u->c + 1) * p->chunk >= p->n) { /* past the end: never read */
-            u->w = 0;
-            u->left = 1;
-            return;
-        }
-        cur_word(p, u, u->c + 1, 0);
-        return;
-    }
-    if (u->wi == CUR_WORDS) {
-        label_words(p, u->c, u->wnext, u->buf, CUR_WORDS);
-        u->wnext += CUR_WORDS;
-        u->wi = 0;
-    }
-    u->w = u->buf[u->wi++];
-    u->left = u->crem < p->per ? (unsigned)u->crem : p->per;
-    u->crem -= u->left;
+    if (u->next >= p->chunk)
+        cur_load(p, u, u->c + 1, 0);
+    else
+        cur_load(p, u, u->c, u->next);
 }
 
 /* The label at the cursor; the cursor moves to the next position. */
-static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh,
-                                unsigned L)
+static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh)
 {
-    unsigned l = (unsigned)(u->w >> sh);
-    u->w <<= L;
-    if (FS_UNLIKELY(--u->left == 0))
-        cur_next(p, u);
-    return l;
+    if (FS_UNLIKELY(u->p == u->e))
+        cur_refill(p, u);
+    return (unsigned)(*u->p++ >> sh);
 }
 
 /* ---- step 2: in-place distribution ---- */
@@ -258,7 +251,7 @@ static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh,
             lcur *ub = cur + b;                                            \
             unsigned live = 0, x = 0;                                      \
             for (unsigned s = 0; s < FS_BUCKET_SLOTS; s++) {               \
-                while (hb < eb && (x = cur_take(p, ub, sh, Lb)) == b)      \
+                while (hb < eb && (x = cur_take(p, ub, sh)) == b)      \
                     hb++;                                                  \
                 if (hb == eb)                                              \
                     break;                                                 \
@@ -275,7 +268,7 @@ static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh,
                         __builtin_prefetch(                                \
                             (void *)(al + (pos + PF_ELEM) * ES), 1, 3);    \
                         LOAD(t, pos);                                      \
-                        unsigned tl = cur_take(p, cur + l[s], sh, Lb);     \
+                        unsigned tl = cur_take(p, cur + l[s], sh);     \
                         STORE(pos, v[s]);                                  \
                         MOVE(v[s], t);                                     \
                         l[s] = tl;                                         \
@@ -283,7 +276,7 @@ static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh,
                         continue;                                          \
                     }                                                      \
                     STORE(hole[s], v[s]);                                  \
-                    while (hb < eb && (x = cur_take(p, ub, sh, Lb)) == b)  \
+                    while (hb < eb && (x = cur_take(p, ub, sh)) == b)  \
                         hb++;                                              \
                     if (hb < eb) {                                         \
                         hole[s] = hb;                                      \
@@ -321,7 +314,7 @@ static void distribute(const plan *p, size_t *head, lcur *cur,
 {
     const size_t *start = p->start;
     size_t B = p->B;
-    unsigned sh = 64 - p->L, Lb = p->L;
+    unsigned sh = 8 - p->L;
     unsigned char *a = p->base;
     /* prefetch addresses as integers: they may lie past the end */
     uintptr_t al = (uintptr_t)a;
@@ -427,12 +420,13 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     size_t bucket_bytes = tp->bucket_bytes ? tp->bucket_bytes : FS_BUCKET_BYTES;
     size_t chunk = tp->chunk ? tp->chunk : FS_BUCKET_CHUNK;
     unsigned max_log2 = tp->max_log2 ? tp->max_log2 : FS_BUCKET_MAX_LOG2;
+    if (max_log2 > 8) /* labels are bytes */
+        max_log2 = 8;
     plan p = {.base = base, .n = n, .size = size, .chunk = chunk};
     /* L = ceil(log2(n*size / bucket_bytes)), within [1, max_log2]. */
     p.L = 1;
     while (p.L < max_log2 && ((size_t)bucket_bytes << p.L) < n * size)
         p.L++;
-    p.per = 64 / p.L;
     p.B = (size_t)1 << p.L;
     p.nchunks = (n + chunk - 1) / chunk;
     if (threads == 0) {
@@ -447,7 +441,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.start = malloc((p.B + 1) * sizeof *p.start);
     size_t *head = malloc(p.B * sizeof *head);
     lcur *cur = calloc(p.B, sizeof *cur);
-    uint64_t *words = malloc(p.B * CUR_WORDS * sizeof *words);
+    unsigned char *words = malloc(p.B * CUR_BYTES);
     unsigned char *buf = malloc((FS_BUCKET_SLOTS + 1) * size);
     int rc = FS_ENOMEM;
     if (p.cnt == NULL || p.start == NULL || head == NULL || cur == NULL ||
@@ -467,7 +461,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         p.start[b] = head[b] = pos;
         for (size_t c = 0; c < p.nchunks; c++)
             pos += p.cnt[c * p.B + b];
-        cur[b].buf = words + b * CUR_WORDS;
+        cur[b].buf = words + b * CUR_BYTES;
         if (pos > p.start[b])
             cur_seek(&p, &cur[b], p.start[b]);
     }
@@ -479,7 +473,7 @@ out:
     sodium_memzero(p.key, sizeof p.key);
     sodium_memzero(&p.lkey, sizeof p.lkey);
     if (words)
-        sodium_memzero(words, p.B * CUR_WORDS * sizeof *words);
+        sodium_memzero(words, p.B * CUR_BYTES);
     if (cur)
         sodium_memzero(cur, p.B * sizeof *cur);
     free(p.cnt);

@@ -14,11 +14,12 @@
  * (reached below the cap; at the cap buckets grow and live in L3). */
 #define FS_BUCKET_BYTES ((size_t)256 << 10)
 /* At most 2^FS_BUCKET_MAX_LOG2 buckets (write heads of the in-place
- * distribution).  Each head keeps a page of elements in use; with 2^11
- * heads (and a label array) the distribution ran 3x slower than with 2^9
- * here (likely the TLB), 2^10 in between (docs/performance.md).  At
- * n = 1e8 of 8 bytes: 512 buckets of 1.5 MiB. */
-#define FS_BUCKET_MAX_LOG2 9
+ * distribution).  Labels are bytes (bucket.c), so at most 8.  Each head
+ * keeps a page of elements in use; with 2^11 heads the distribution ran 3x
+ * slower than with 2^9 here, and 2^8 byte labels beat 2^9 packed ones by
+ * 1.4x at 1e7 (docs/performance.md).  At n = 1e8 of 8 bytes: 256 buckets
+ * of 3 MiB. */
+#define FS_BUCKET_MAX_LOG2 8
 /* Elements per chunk: the unit of the label streams (and of counting). */
 #define FS_BUCKET_CHUNK ((size_t)1 << 20)
 

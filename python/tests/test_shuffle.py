@@ -132,6 +132,33 @@ def test_unseeded_shuffles_differ_and_are_permutations():
     assert np.array_equal(np.sort(a), np.arange(1000))
 
 
+def test_unseeded_after_fork_child_and_parent_differ():
+    """Unseeded calls use the library's per-thread generator; a forked
+    child (a DataLoader worker) must not replay the parent's stream."""
+    import os
+    fairshuf.shuffle(np.arange(10))  # the parent's generator is in use
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        a = np.arange(1000)
+        fairshuf.shuffle(a)
+        os.write(w, a.astype("<u2").tobytes())
+        os._exit(0)
+    os.close(w)
+    a = np.arange(1000)
+    fairshuf.shuffle(a)
+    got = b""
+    while len(got) < 2000:
+        chunk = os.read(r, 2000 - len(got))
+        assert chunk, "child wrote nothing"
+        got += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    child = np.frombuffer(got, dtype="<u2").astype(np.int64)
+    assert np.array_equal(np.sort(child), np.arange(1000))
+    assert not np.array_equal(child, a)
+
+
 def test_permutation_of_an_array_leaves_the_input_alone():
     x = np.arange(20) * 3
     y = fairshuf.permutation(x, seed=1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of docs/stream.md (stream version 2),
+"""An independent implementation of docs/stream.md (stream version 3),
 written from the specification, not from the C code: every generator, every
 algorithm (the bucket path included), `rng`, `perm` and `deal --format=tsv`.
 
@@ -334,7 +334,7 @@ def child(crypto, key, q):
 
 def label_stream(crypto, key, c):
     """§4 step 4: chunk c's labels. chacha20: child c; otherwise SplitMix64
-    started at K1 xor (c * golden) (version 2)."""
+    started at K1 xor (c * golden) (version 2), as little-endian bytes."""
     if crypto:
         return child(True, key, c)
     k1 = int.from_bytes(key[8:16], "little")
@@ -345,18 +345,17 @@ def bucket(a, g, size, crypto):
     n = len(a)
     key = g.take(32)
     L = 1
-    while L < 9 and (262144 << L) < n * size:
+    while L < 8 and (262144 << L) < n * size:
         L += 1
     B, C = 1 << L, (n + (1 << 20) - 1) >> 20
     lab = []
     for c in range(C):
         ch, m = label_stream(crypto, key, c), min(n, (c + 1) << 20) - (c << 20)
+        # version 3: one byte per position, its top L bits
         while m > 0:
-            w = ch.u64()
-            for _ in range(min(64 // L, m)):
-                lab.append(w >> (64 - L))
-                w = (w << L) & M
-                m -= 1
+            k = min(m, 4096)
+            lab.extend(byte >> (8 - L) for byte in ch.take(k))
+            m -= k
     start = [0] * (B + 1)
     for b in range(B):
         start[b + 1] = start[b] + lab.count(b)

@@ -228,15 +228,15 @@ static void errors(void **s)
  * so no test of the output distribution can see it; it only costs balance
  * and breaks the specified stream).  So: recompute each element's label
  * from the specification (docs/stream.md, the bucket shuffle: key = the
- * first 4 words of the caller's stream, chunk c's label stream, floor(64/L)
- * labels per word, most significant bits first), check each element lands
+ * first 4 words of the caller's stream, chunk c's label stream, one byte
+ * per position, label = its top L bits), check each element lands
  * inside its label's bucket, and check the bucket sizes against the
  * multinomial. */
 static void labels_as_specified(const char *rng_name, int crypto)
 {
     const size_t n = 65536, chunk = 4096;
-    hook(1, 8, chunk); /* L = 9 (the cap): 512 buckets, 16 chunks */
-    unsigned L = 9, B = 1u << L, per = 64 / L;
+    hook(1, 8, chunk); /* L = 8 (the cap): 256 buckets, 16 chunks */
+    unsigned L = 8, B = 1u << L;
     fs_rng *k = seeded(rng_name, "labels");
     unsigned char key[32];
     for (int i = 0; i < 4; i++) {
@@ -265,9 +265,9 @@ static void labels_as_specified(const char *rng_name, int crypto)
                 z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
                 w = z ^ (z >> 31);
             }
-            for (unsigned j = 0; j < per && e < (c + 1) * chunk; j++, e++) {
-                lab[e] = (uint16_t)(w >> (64 - L));
-                w <<= L;
+            /* bytes little-endian, each the label of one position */
+            for (unsigned j = 0; j < 8 && e < (c + 1) * chunk; j++, e++) {
+                lab[e] = (uint16_t)((w >> (8 * j) & 0xff) >> (8 - L));
                 start[lab[e] + 1]++;
             }
         }
