@@ -37,11 +37,20 @@ def bench_shuffle(sizes, runs):
     for n in sizes:
         base = np.arange(n, dtype=np.int64)
         fs_t, np_t, ratios = [], [], []
-        for _ in range(runs):
-            a = base.copy()
-            b = base.copy()
-            tf = timed(lambda: fairshuf.shuffle(a))
-            tn = timed(lambda: gen.shuffle(b))
+        for r in range(runs):
+            # each array is copied just before it is shuffled (copying both
+            # first left the first one partly evicted from L2 at 1e5), and
+            # the order alternates between rounds
+            a = b = None
+            tf = tn = 0
+            for who in ((0, 1) if r % 2 == 0 else (1, 0)):
+                if who == 0:
+                    a = base.copy()
+                    tf = timed(lambda: fairshuf.shuffle(a))
+                else:
+                    b = base.copy()
+                    tn = timed(lambda: gen.shuffle(b))
+                a = b = None
             fs_t.append(tf / n)
             np_t.append(tn / n)
             ratios.append(tn / tf)

@@ -5,8 +5,9 @@
  * Seeded: key from the seed (fs_seed_to_key), nonce 0, block counter from
  *   0; bytes in keystream order.  After 2^32 blocks (256 GiB) the counter
  *   wraps and the nonce's first 32-bit little-endian word counts up.
- * OS-keyed: the key comes from getrandom; each refill draws 1024 bytes of
- *   output (blocks 0-15) and 32 bytes of block 16 that replace the key
+ * OS-keyed: the key comes from getrandom; each refill draws FS_RNG_BUF
+ *   (4096) bytes of output (blocks 0-63) and 32 bytes of the next block
+ *   that replace the key
  *   (fast key erasure: a state
  *   read later does not reveal earlier output -- with the readers zeroing
  *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
