@@ -41,16 +41,12 @@ def bench_shuffle(sizes, runs):
             # each array is copied just before it is shuffled (copying both
             # first left the first one partly evicted from L2 at 1e5), and
             # the order alternates between rounds
-            a = b = None
-            tf = tn = 0
-            for who in ((0, 1) if r % 2 == 0 else (1, 0)):
-                if who == 0:
-                    a = base.copy()
-                    tf = timed(lambda: fairshuf.shuffle(a))
-                else:
-                    b = base.copy()
-                    tn = timed(lambda: gen.shuffle(b))
-                a = b = None
+            t = {}
+            for who in ("fs", "np") if r % 2 == 0 else ("np", "fs"):
+                x = base.copy()
+                shuffle = fairshuf.shuffle if who == "fs" else gen.shuffle
+                t[who] = timed(lambda: shuffle(x))
+            tf, tn = t["fs"], t["np"]
             fs_t.append(tf / n)
             np_t.append(tn / n)
             ratios.append(tn / tf)

@@ -21,6 +21,10 @@
  * it: every generator's bytes are the same for any buffer size. */
 #define FS_RNG_BUF 4096
 
+/* FS_RNG_BUF zero bytes: ChaCha20 keystream is the cipher XORed onto
+ * them (lib/rng/rng.c; read-only, so no buffer is zeroed per refill). */
+extern const unsigned char fs__zeros[FS_RNG_BUF];
+
 typedef struct fs_stream {
     size_t pos, end;
     unsigned char buf[FS_RNG_BUF];

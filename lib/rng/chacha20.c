@@ -24,10 +24,6 @@
 
 #define RESEED_BYTES (1u << 20)
 
-/* The keystream is the XOR of the cipher with zeros: read from here rather
- * than zeroing each buffer first. */
-static const unsigned char zeros[FS_RNG_BUF];
-
 typedef struct chacha_os {
     fs_stream s;
     unsigned char key[32];
@@ -49,7 +45,7 @@ static void refill_seeded(fs_rng *rng)
 {
     chacha_seeded *c = rng->ext;
     fs_stream *s = rng->s;
-    crypto_stream_chacha20_ietf_xor_ic(s->buf, zeros, FS_RNG_BUF, c->nonce,
+    crypto_stream_chacha20_ietf_xor_ic(s->buf, fs__zeros, FS_RNG_BUF, c->nonce,
                                        c->counter, c->key);
     c->counter += FS_RNG_BUF / 64;
     if (c->counter == 0) { /* 2^32 blocks: carry into the nonce */
@@ -96,8 +92,9 @@ static void refill_os(fs_rng *rng)
      * first 32 bytes of the block after the output (never handed out). */
     static const unsigned char nonce[12];
     unsigned char next[32];
-    crypto_stream_chacha20_ietf_xor_ic(s->buf, zeros, len, nonce, 0, c->key);
-    crypto_stream_chacha20_ietf_xor_ic(next, zeros, 32, nonce,
+    crypto_stream_chacha20_ietf_xor_ic(s->buf, fs__zeros, len, nonce, 0,
+                                       c->key);
+    crypto_stream_chacha20_ietf_xor_ic(next, fs__zeros, 32, nonce,
                                        (uint32_t)((len + 63) / 64), c->key);
     memcpy(c->key, next, 32);
     sodium_memzero(next, sizeof next);

@@ -7,6 +7,8 @@
 #include "../internal.h"
 #include "generators.h"
 
+const unsigned char fs__zeros[FS_RNG_BUF];
+
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "fairshuf's stream reads words little-endian straight from memory"
 #endif

@@ -82,6 +82,7 @@ int fs__bucket_wanted(size_t n, size_t size)
 #define CUR_BYTES 512
 /* Bytes the counting pass generates at a time (>= CUR_BYTES). */
 #define COUNT_BYTES 4096
+_Static_assert(COUNT_BYTES <= FS_RNG_BUF, "label blocks fit fs__zeros");
 
 typedef struct plan {
     unsigned char *base;
@@ -109,12 +110,11 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
                         unsigned char *out, size_t len)
 {
     if (p->crypto) {
-        /* the keystream is the XOR with zeros (len <= COUNT_BYTES) */
-        static const unsigned char zeros[COUNT_BYTES];
+        /* the keystream: the cipher XORed onto zeros (len <= COUNT_BYTES) */
         unsigned char nonce[12] = {0};
         for (int i = 0; i < 8; i++)
             nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
-        crypto_stream_chacha20_ietf_xor_ic(out, zeros, len, nonce,
+        crypto_stream_chacha20_ietf_xor_ic(out, fs__zeros, len, nonce,
                                            (uint32_t)(off / 64), p->key);
         return;
     }

@@ -76,6 +76,18 @@ static void put_rng(fs_rng *rng)
         fs_rng_free(rng);
 }
 
+/* The end of every call that ran the library on a buffer with a
+ * generator: both released, then None or the status as an exception. */
+static PyObject *finish(int rc, fs_rng *rng, Py_buffer *view,
+                        const char *what)
+{
+    put_rng(rng);
+    PyBuffer_Release(view);
+    if (rc != FS_OK)
+        return raise_status(rc, what);
+    Py_RETURN_NONE;
+}
+
 /* _shuffle(buffer, seed, rng, threads, permute_only_rows) -> None
  * Shuffles a writable C-contiguous buffer in place along its first axis:
  * row i is bytes [i*rowsize, (i+1)*rowsize).  Never a partial shuffle: on
@@ -132,11 +144,7 @@ static PyObject *core_shuffle(PyObject *self, PyObject *args)
     rc = threads == 1 ? fs_shuffle(view.buf, n, row, rng)
                       : fs_shuffle_threads(view.buf, n, row, threads, rng);
     Py_END_ALLOW_THREADS
-    put_rng(rng);
-    PyBuffer_Release(&view);
-    if (rc != FS_OK)
-        return raise_status(rc, "shuffle");
-    Py_RETURN_NONE;
+    return finish(rc, rng, &view, "shuffle");
 }
 
 /* _sample(n, k, out_buffer, seed, rng) -> None: k distinct indices of
@@ -172,11 +180,7 @@ static PyObject *core_sample(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rc = fs_sample(n, (size_t)k, (uint64_t *)view.buf, rng);
     Py_END_ALLOW_THREADS
-    put_rng(rng);
-    PyBuffer_Release(&view);
-    if (rc != FS_OK)
-        return raise_status(rc, "sample");
-    Py_RETURN_NONE;
+    return finish(rc, rng, &view, "sample");
 }
 
 /* _lines_fd: open_output hook of fs_lines_config. */
