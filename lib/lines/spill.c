@@ -239,7 +239,7 @@ typedef struct helper {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int running, job, quit, rc;
-    const unsigned char *buf, *mid, *end; /* count [buf, mid), take [mid, end) */
+    const unsigned char *buf, *mid, *end; /* count [buf,mid), take [mid,end) */
     uint64_t first;                       /* index of the line at buf */
 } helper;
 
@@ -253,8 +253,9 @@ static void *helper_run(void *arg)
         if (!h->job)
             break;
         pthread_mutex_unlock(&h->mu);
-        h->ln.own.next = h->first + fs_lines_count(h->buf, (size_t)(h->mid - h->buf),
-                                                   h->ln.sp->c->delim);
+        uint64_t before = fs_lines_count(h->buf, (size_t)(h->mid - h->buf),
+                                         h->ln.sp->c->delim);
+        h->ln.own.next = h->first + before;
         h->ln.own.kpos = h->ln.own.kend = 0;
         int rc = lane_feed(&h->ln, h->mid, h->end);
         pthread_mutex_lock(&h->mu);
