@@ -59,10 +59,18 @@ void svg_esc(FILE *f, const char *s)
 
 void svg_begin(FILE *f, double w, double h, const char *title, int xml_decl)
 {
+    svg_begin_class(f, w, h, title, xml_decl, NULL);
+}
+
+void svg_begin_class(FILE *f, double w, double h, const char *title,
+                     int xml_decl, const char *cls)
+{
     if (xml_decl)
         fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
-               "height=\"%g\" viewBox=\"0 0 %g %g\" "
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" ");
+    if (cls)
+        fprintf(f, "class=\"%s\" ", cls);
+    fprintf(f, "width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n<title>",
             w, h, w, h);
     svg_esc(f, title);
@@ -84,6 +92,16 @@ void svg_rect(FILE *f, double x, double y, double w, double h,
     if (stroke)
         fprintf(f, " stroke=\"%s\"", stroke);
     fprintf(f, "/>\n");
+}
+
+void svg_rect_tip(FILE *f, double x, double y, double w, double h,
+                  const char *fill, const char *tip)
+{
+    fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+               "fill=\"%s\"><title>",
+            x, y, w, h, fill);
+    svg_esc(f, tip);
+    fprintf(f, "</title></rect>\n");
 }
 
 void svg_line(FILE *f, double x1, double y1, double x2, double y2,

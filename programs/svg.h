@@ -16,10 +16,16 @@ void svg_esc(FILE *f, const char *s);
 /* <svg> of w x h with a <title> and a white background; xml_decl: also
  * the <?xml?> line (a standalone file, not inline in HTML). */
 void svg_begin(FILE *f, double w, double h, const char *title, int xml_decl);
+/* svg_begin with a class attribute (cls not NULL), for inline pictures. */
+void svg_begin_class(FILE *f, double w, double h, const char *title,
+                     int xml_decl, const char *cls);
 void svg_end(FILE *f);
 /* stroke: NULL for none. */
 void svg_rect(FILE *f, double x, double y, double w, double h,
               const char *fill, const char *stroke);
+/* A filled rect with a tooltip (its <title>, escaped). */
+void svg_rect_tip(FILE *f, double x, double y, double w, double h,
+                  const char *fill, const char *tip);
 /* dash: NULL for a solid line, else a stroke-dasharray ("4 3"). */
 void svg_line(FILE *f, double x1, double y1, double x2, double y2,
               const char *stroke, double width, const char *dash);

@@ -148,35 +148,31 @@ static void orders_svg(const vrun *r, FILE *f)
     double top = fmax((double)max, hi) * 1.05;
     const double W = 600, H = 160, x0 = 40, y0 = 30;
     double bw = W / (double)k;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"orders\" "
-               "width=\"%g\" height=\"%g\" font-family=\"sans-serif\">\n"
-               "<title>",
-            W + x0 + 10, H + y0 + 30);
-    svg_esc(f, r->label);
-    fprintf(f, " n=%u: how often each order came up</title>\n", r->n);
-    fprintf(f, "<text x=\"%g\" y=\"18\" font-size=\"13\">", x0);
-    svg_esc(f, r->label);
-    fprintf(f, " n=%u: each of the %llu orders, %llu trials (band: a fair "
-               "shuffle, 3 sd)</text>\n",
-            r->n, (unsigned long long)k, (unsigned long long)total);
-    fprintf(f, "<rect x=\"%g\" y=\"%.2f\" width=\"%g\" height=\"%.2f\" "
-               "fill=\"#cde\"/>\n",
-            x0, y0 + H - hi / top * H, W, (hi - lo) / top * H);
+    char s[256];
+    snprintf(s, sizeof s, "%s n=%u: how often each order came up", r->label,
+             r->n);
+    svg_begin_class(f, W + x0 + 10, H + y0 + 30, s, 0, "orders");
+    snprintf(s, sizeof s,
+             "%s n=%u: each of the %llu orders, %llu trials (band: a fair "
+             "shuffle, 3 sd)",
+             r->label, r->n, (unsigned long long)k,
+             (unsigned long long)total);
+    svg_text(f, x0, 18, 13, "start", NULL, s);
+    svg_rect(f, x0, y0 + H - hi / top * H, W, (hi - lo) / top * H, "#cde",
+             NULL);
     for (uint64_t i = 0; i < k; i++) {
         double c = (double)r->orders[i];
         int out = c < lo || c > hi;
-        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                   "height=\"%.2f\" fill=\"%s\"><title>order %llu: %llu"
-                   "</title></rect>\n",
-                x0 + (double)i * bw, y0 + H - c / top * H,
-                bw > 2 ? bw - 1 : bw, c / top * H, out ? "#c33" : "#555",
-                (unsigned long long)i, (unsigned long long)r->orders[i]);
+        snprintf(s, sizeof s, "order %llu: %llu", (unsigned long long)i,
+                 (unsigned long long)r->orders[i]);
+        svg_rect_tip(f, x0 + (double)i * bw, y0 + H - c / top * H,
+                     bw > 2 ? bw - 1 : bw, c / top * H, out ? "#c33" : "#555",
+                     s);
     }
-    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
-               "stroke=\"#000\"/>\n<text x=\"%g\" y=\"%g\" "
-               "font-size=\"11\">orders by Lehmer rank; expected %.0f "
-               "each</text>\n</svg>\n",
-            x0, y0 + H, x0 + W, y0 + H, x0, y0 + H + 18, e);
+    svg_line(f, x0, y0 + H, x0 + W, y0 + H, "#000", 1, NULL);
+    snprintf(s, sizeof s, "orders by Lehmer rank; expected %.0f each", e);
+    svg_text(f, x0, y0 + H + 18, 11, "start", NULL, s);
+    svg_end(f);
 }
 
 static void html_p(FILE *f, double p)
