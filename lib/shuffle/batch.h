@@ -105,34 +105,8 @@ static inline void fs__batch_down(fs__wsrc *w, uint64_t b, unsigned k,
     }
 }
 
-/* Bounds b, b+1, ..., b+k-1 (ascending; inside-out), b >= 1. */
-static inline void fs__batch_up(fs__wsrc *w, uint64_t b, unsigned k,
-                                uint64_t *out)
-{
-    uint64_t p = b;
-    FS_UNROLL
-    for (unsigned t = 1; t < k; t++)
-        p *= b + t;
-    for (;;) {
-        uint64_t lo = fs__wsrc_u64(w);
-        FS_UNROLL
-        for (unsigned t = 0; t < k; t++) {
-            fs_u128 m = (fs_u128)lo * (b + t);
-            out[t] = (uint64_t)(m >> 64);
-            lo = (uint64_t)m;
-        }
-        /* a failed generator yields zeros forever: stop on its error */
-        if (FS_LIKELY(lo >= p) || lo >= fs__lemire_threshold64(p) ||
-            w->rng->error != FS_OK)
-            return;
-    }
-}
-
-/* The batched shuffles (batched.c). */
+/* The batched shuffle (batched.c). */
 void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
                              fs_rng *rng);
-/* Inside-out from src into dst (no overlap), n >= 1, batched draws. */
-void fs__inside_out_batched(unsigned char *dst, const unsigned char *src,
-                            size_t n, size_t size, fs_rng *rng);
 
 #endif

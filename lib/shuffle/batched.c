@@ -1,5 +1,5 @@
-/* batched.c -- Durstenfeld and inside-out with batched bounded draws: the
- * same swaps as the plain forms, but one 64-bit word serves up to
+/* batched.c -- Durstenfeld with batched bounded draws: the same swaps as
+ * the plain form, but one 64-bit word serves up to
  * FS_BATCH_MAX consecutive indices (batch.h).  Exact: each batch is one
  * Lemire draw on the product of its bounds.  The stream differs from
  * one-fs__below-per-index, so the named `durstenfeld` keeps the plain form
@@ -42,6 +42,17 @@
     (FS_UNLIKELY((lo) < (prod)) && (lo) < fs__lemire_threshold64(prod) && \
      (w)->rng->error == FS_OK)
 
+/* Runs of batches: within RUN consecutive batches the bounds only fall,
+ * so the largest product of a run is its first batch's.  A batch whose final lo is at least that
+ * product is accepted at once -- lo >= it >= the batch's own product >
+ * 2^64 mod that product -- and only a lo below it (probability at most
+ * 2^-4, as the products are at most 2^60) computes the batch's own
+ * product for REJECTED().  The same acceptance, batch by batch, as
+ * computing every product (and the same stream), without the k-1
+ * multiplications per batch that competed with the index multiplications
+ * for the one multiplier port.  */
+#define RUN 64
+
 /* Descending: for i = n-1 down to 1 in batches of k = fs__batch_k(i+1)
  * (capped at i), bounds i+1, i, ..., i+2-k; digit t swaps a[i-t] with
  * a[j_t].
@@ -55,26 +66,36 @@
     {                                                                     \
         const unsigned char *p = w->p, *e = w->e;                         \
         while (i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {                 \
-            uint64_t b = (uint64_t)i + 1, lo, j[K], prod = b;             \
+            uint64_t top = (uint64_t)i + 1;                               \
             FS_UNROLL                                                     \
             for (unsigned t = 1; t < (K); t++)                            \
-                prod *= b - t;                                            \
-            NEXT_WORD(lo, p, e, w);                                       \
-            FS_UNROLL                                                     \
-            for (unsigned t = 0; t < (K); t++) {                          \
-                fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
-                j[t] = (uint64_t)(m >> 64);                               \
-                lo = (uint64_t)m;                                         \
+                top *= (uint64_t)i + 1 - t;                               \
+            size_t stop = i > RUN * (K) ? i - RUN * (K) : 0;              \
+            while (i > stop && i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {  \
+                uint64_t b = (uint64_t)i + 1, lo, j[K];                   \
+                NEXT_WORD(lo, p, e, w);                                   \
+                FS_UNROLL                                                 \
+                for (unsigned t = 0; t < (K); t++) {                      \
+                    fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);          \
+                    j[t] = (uint64_t)(m >> 64);                           \
+                    lo = (uint64_t)m;                                     \
+                }                                                         \
+                if (FS_UNLIKELY(lo < top)) {                              \
+                    uint64_t prod = b;                                    \
+                    FS_UNROLL                                             \
+                    for (unsigned t = 1; t < (K); t++)                    \
+                        prod *= b - t;                                    \
+                    if (REJECTED(lo, prod, w))                            \
+                        continue; /* redraw the whole batch */            \
+                }                                                         \
+                FS_UNROLL                                                 \
+                for (unsigned t = 0; t < (K); t++) {                      \
+                    T tmp = a[i - t];                                     \
+                    a[i - t] = a[j[t]];                                   \
+                    a[j[t]] = tmp;                                        \
+                }                                                         \
+                i -= (K);                                                 \
             }                                                             \
-            if (REJECTED(lo, prod, w))                                    \
-                continue; /* redraw the whole batch */                    \
-            FS_UNROLL                                                     \
-            for (unsigned t = 0; t < (K); t++) {                          \
-                T tmp = a[i - t];                                         \
-                a[i - t] = a[j[t]];                                       \
-                a[j[t]] = tmp;                                            \
-            }                                                             \
-            i -= (K);                                                     \
         }                                                                 \
         w->p = p;                                                         \
         w->e = e;                                                         \
@@ -133,107 +154,6 @@ void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
             for (unsigned t = 0; t < k; t++, i--)
                 if (j[t] != i)
                     fs__swap(base + i * size, base + j[t] * size, size);
-        }
-    }
-    fs__wsrc_close(&w);
-}
-
-/* Ascending: dst[0] = src[0]; then for i = 1, 2, ... in batches of
- * k = fs__batch_k(i + FS_BATCH_MAX) (a bound no batch from i exceeds, so
- * the product always fits), capped at n - i; bounds i+1, ..., i+k; digit t
- * places src[i+t] at a uniform slot j_t of dst[0..i+t] (what was there
- * moves to i+t).
- *
- * As above, one function per (type, K); the rule's k only falls as i
- * grows, so calling K = 6, 5, ..., 1 in turn follows it exactly (a range
- * left early because fewer than K elements remain hands the rest to the
- * function whose K equals what remains). */
-#define UPPER_6 LIMIT_5
-#define UPPER_5 LIMIT_4
-#define UPPER_4 LIMIT_3
-#define UPPER_3 LIMIT_2
-#define UPPER_2 LIMIT_1
-#define UPPER_1 UINT64_MAX
-#define DEFINE_UP(T, K)                                                   \
-    static size_t up_##T##_##K(T *d, const T *s, size_t n, size_t i,      \
-                               fs__wsrc *w)                               \
-    {                                                                     \
-        const unsigned char *p = w->p, *e = w->e;                         \
-        while (n - i >= (K) &&                                            \
-               (uint64_t)i <= UPPER_##K - FS_BATCH_MAX) {                 \
-            uint64_t b = (uint64_t)i + 1, lo, j[K], prod = b;             \
-            FS_UNROLL                                                     \
-            for (unsigned t = 1; t < (K); t++)                            \
-                prod *= b + t;                                            \
-            NEXT_WORD(lo, p, e, w);                                       \
-            FS_UNROLL                                                     \
-            for (unsigned t = 0; t < (K); t++) {                          \
-                fs_u128 m = (fs_u128)lo * (uint64_t)(b + t);              \
-                j[t] = (uint64_t)(m >> 64);                               \
-                lo = (uint64_t)m;                                         \
-            }                                                             \
-            if (REJECTED(lo, prod, w))                                    \
-                continue; /* redraw the whole batch */                    \
-            FS_UNROLL                                                     \
-            for (unsigned t = 0; t < (K); t++) {                          \
-                d[i + t] = d[j[t]];                                       \
-                d[j[t]] = s[i + t];                                       \
-            }                                                             \
-            i += (K);                                                     \
-        }                                                                 \
-        w->p = p;                                                         \
-        w->e = e;                                                         \
-        return i;                                                         \
-    }
-#define DEFINE_UP_ALL(T)                                                  \
-    DEFINE_UP(T, 6)                                                       \
-    DEFINE_UP(T, 5)                                                       \
-    DEFINE_UP(T, 4)                                                       \
-    DEFINE_UP(T, 3)                                                       \
-    DEFINE_UP(T, 2)                                                       \
-    DEFINE_UP(T, 1)
-DEFINE_UP_ALL(uint64_t)
-DEFINE_UP_ALL(uint32_t)
-
-#define UP_TYPED(T)                                                       \
-    do {                                                                  \
-        T *d = (T *)(void *)dst;                                          \
-        const T *s = (const T *)(const void *)src;                        \
-        d[0] = s[0];                                                      \
-        size_t i = 1;                                                     \
-        i = up_##T##_6(d, s, n, i, &w);                                   \
-        i = up_##T##_5(d, s, n, i, &w);                                   \
-        i = up_##T##_4(d, s, n, i, &w);                                   \
-        i = up_##T##_3(d, s, n, i, &w);                                   \
-        i = up_##T##_2(d, s, n, i, &w);                                   \
-        i = up_##T##_1(d, s, n, i, &w);                                   \
-    } while (0)
-
-void fs__inside_out_batched(unsigned char *dst, const unsigned char *src,
-                            size_t n, size_t size, fs_rng *rng)
-{
-    if (n == 0)
-        return;
-    fs__wsrc w;
-    fs__wsrc_open(&w, rng);
-    if (size == 8 && (((uintptr_t)dst | (uintptr_t)src) & 7) == 0) {
-        UP_TYPED(uint64_t);
-    } else if (size == 4 && (((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
-        UP_TYPED(uint32_t);
-    } else {
-        memcpy(dst, src, size);
-        size_t i = 1;
-        while (i < n) {
-            unsigned k = fs__batch_k((uint64_t)i + FS_BATCH_MAX);
-            if (k > n - i)
-                k = (unsigned)(n - i);
-            uint64_t j[FS_BATCH_MAX];
-            fs__batch_up(&w, (uint64_t)i + 1, k, j);
-            for (unsigned t = 0; t < k; t++, i++) {
-                if (j[t] != i)
-                    memcpy(dst + i * size, dst + j[t] * size, size);
-                memcpy(dst + j[t] * size, src + i * size, size);
-            }
         }
     }
     fs__wsrc_close(&w);
