@@ -140,9 +140,10 @@ FS_API int fs_playlist_rest(const fs_playlist *pl, uint64_t cycle,
  * no group holds more than half the items this typically leaves no or few
  * adjacent pairs of one group; otherwise about the minimum,
  * 2 max - n - 1.  docs/playlist.md measures it against plain shuffle and
- * dithering.  Errors: FS_EINVAL (NULL arrays with n > 0), FS_ENOMEM, the
- * generator's sticky error (rng NULL: the thread default).  O(n log n)
- * time, O(n) memory. */
+ * dithering; docs/stream.md §6 specifies every draw and tie (the groups
+ * numbered in increasing order of their group[] values).  Errors:
+ * FS_EINVAL (NULL arrays with n > 0), FS_ENOMEM, the generator's sticky
+ * error (rng NULL: the thread default).  O(n log n) time, O(n) memory. */
 FS_API int fs_spread_order(const uint64_t *group, size_t n, uint64_t *order,
                            fs_rng *rng);
 

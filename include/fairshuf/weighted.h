@@ -4,14 +4,15 @@
  * with a reservoir", Inf. Process. Lett. 97(5), 2006).
  *
  * Item i gets the key log(E_i) - log(w_i), E_i = -log(U_i) exponential
- * from a uniform U_i in (0, 1) (53 bits); items in increasing key order are
+ * from a uniform U_i in (0, 1] (53 bits); items in increasing key order are
  * distributed exactly as successive weighted draws without replacement:
  * the first is i with probability w_i / W, the next among the rest in
  * proportion to their weights, and so on.  This is Efraimidis-Spirakis's
  * key U^(1/w) taken through two logarithms, so weights from 1e-300 to
  * 1e300 (any positive finite double) keep their full precision.  Exact up
  * to the 53-bit uniforms (ties have probability ~2^-53 per pair and are
- * broken by index).  All weights equal: a uniform order.
+ * broken by index; U_i rounds to 1, key -inf, with probability 2^-53).
+ * All weights equal: a uniform order.  Every draw: docs/stream.md §6.
  */
 #ifndef FAIRSHUF_WEIGHTED_H
 #define FAIRSHUF_WEIGHTED_H

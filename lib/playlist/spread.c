@@ -10,12 +10,16 @@ typedef struct member {
     uint64_t group, key, item;
 } member;
 
+/* Every comparator ends on a unique field: qsort is not stable, and
+ * docs/stream.md §6 breaks ties of the random keys by index. */
 static int by_group_key(const void *a, const void *b)
 {
     const member *x = a, *y = b;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
-    return x->key < y->key ? -1 : x->key > y->key;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->item > y->item) - (x->item < y->item);
 }
 
 typedef struct run {
@@ -23,12 +27,16 @@ typedef struct run {
     uint64_t key;
 } run;
 
+/* start orders runs as their groups' values do (runs are made in that
+ * order). */
 static int by_len_key(const void *a, const void *b)
 {
     const run *x = a, *y = b;
     if (x->len != y->len)
         return x->len < y->len ? -1 : 1;
-    return x->key < y->key ? -1 : x->key > y->key;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
 }
 
 /* Inserts short[0..m) into long[0..l) (m <= l) at evenly spaced gaps with a
@@ -66,8 +74,8 @@ int fs_spread_order(const uint64_t *group, size_t n, uint64_t *order,
     int rc = FS_ENOMEM;
     if (m == NULL || runs == NULL || cur == NULL || tmp == NULL)
         goto done;
-    /* shuffle within groups: sort by (group, random key); ties of the
-     * 64-bit keys have probability ~n^2 2^-65 and keep index order */
+    /* shuffle within groups: sort by (group, random key, index); ties of
+     * the 64-bit keys have probability ~n^2 2^-65 */
     for (size_t i = 0; i < n; i++) {
         m[i].group = group[i];
         m[i].key = fs_rng_u64(rng);

@@ -77,6 +77,41 @@ setup() {
     [[ "$output" == *"1 mismatches"* ]]
 }
 
+spec_or_binary() {
+    if [ "$1" = spec ]; then
+        run python3 "$BATS_TEST_DIRNAME/stream_spec.py" check "$2"
+    else
+        run python3 "$BATS_TEST_DIRNAME/stream_spec.py" cli "$B" "$2"
+    fi
+}
+
+# The playlist rows (stream.md §6) read lists defined in the table itself:
+# both checkers must notice a changed list (all 5 rows of songs.tsv) and a
+# changed row, so the lists and the rows are really what is checked.
+@test "docs/vectors.md: playlist rows fail when their list or their output changes" {
+    V="$BATS_TEST_DIRNAME/../../docs/vectors.md"
+    sed -n '/^## Playlist orders/,$p' "$V" > "$BATS_TEST_TMPDIR/p.md"
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" check "$BATS_TEST_TMPDIR/p.md"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"7 rows checked, 0 mismatches"* ]]
+    sed 's/^eight\t7\tAbba$/eight\t7\tAbbb/' "$BATS_TEST_TMPDIR/p.md" > "$BATS_TEST_TMPDIR/list.md"
+    run cmp -s "$BATS_TEST_TMPDIR/p.md" "$BATS_TEST_TMPDIR/list.md"
+    [ "$status" -eq 1 ]
+    sed 's/<br> `ten\t.75\tCher` <br> `five\t0.5\tDido`/<br> `five\t0.5\tDido` <br> `ten\t.75\tCher`/' \
+        "$BATS_TEST_TMPDIR/p.md" > "$BATS_TEST_TMPDIR/row.md"
+    run cmp -s "$BATS_TEST_TMPDIR/p.md" "$BATS_TEST_TMPDIR/row.md"
+    [ "$status" -eq 1 ]
+    for by in spec binary; do
+        spec_or_binary "$by" "$BATS_TEST_TMPDIR/list.md"
+        [ "$status" -eq 1 ]
+        [[ "$output" == *"7 rows checked, 5 mismatches"* ]]
+        spec_or_binary "$by" "$BATS_TEST_TMPDIR/row.md"
+        [ "$status" -eq 1 ]
+        [[ "$output" == *"7 rows checked, 1 mismatches"* ]]
+    done
+}
+
 @test "perm: --one-based, sizes 0 and 1, same seed same output" {
     [ "$("$B" perm 3 --one-based --seed=1 | tr ' ' '\n' | sort | tr '\n' ' ')" = "1 2 3 " ]
     run "$B" perm 0 --count=2

@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 """An independent implementation of docs/stream.md (stream version 3),
 written from the specification, not from the C code: every generator, every
-algorithm (the bucket path included), `rng`, `perm` and `deal --format=tsv`.
+algorithm (the bucket path included), `rng`, `perm`, `deal --format=tsv` and
+`playlist --spread` / `--weights`.
 
   stream_spec.py check docs/vectors.md   recompute every row of the tables;
                                          exit 1 on any difference
   stream_spec.py run COMMAND...          print what `fairshuf COMMAND` prints
-                                         (e.g. run perm 10 --seed=1)
+                                         (e.g. run perm 10 --seed=1; playlist
+                                         reads its FILE from the current folder)
   stream_spec.py cli BIN docs/vectors.md check the binary BIN against the
                                          tables (the same rows, run by BIN)
 
+check and cli run the rows in a temporary folder holding the input files
+the tables define (the paragraphs that begin "File `NAME`").
+
 ChaCha20 is the `cryptography` package's (OpenSSL), never hand-written."""
 import hashlib
+import math
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
@@ -477,6 +486,99 @@ def shuffle(alg, a, g, size, crypto):
         SIMPLE[alg](a, g)
 
 
+# ---- §6 playlist --spread / --weights -----------------------------------
+
+
+def tsv_list(data, field):
+    """(header bytes, [item lines], [values]) of a TSV list (§6 Input)."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":  # nothing after the last LF
+        lines.pop()
+    header = data[:len(lines[0]) + 1] if b"\n" in data else data
+    names = lines[0].rstrip(b"\r\n").split(b"\t")
+    items = [x[:-1] if x.endswith(b"\r") else x for x in lines[1:]]
+    items = [x for x in items if x]
+    if not items:
+        raise SystemExit("no items")
+    if field.encode() not in names:
+        raise SystemExit("no field %r" % field)
+    f = names.index(field.encode())
+    values = [(x.split(b"\t") + [b""] * (f + 1))[f] for x in items]
+    return header, items, values
+
+
+DEC = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+HEX = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
+
+
+def weight(v):
+    """strtod over the whole value (C locale), positive and finite."""
+    s = v.lstrip(b" \t\n\v\f\r")
+    if len(v) >= 64 or not s:
+        raise SystemExit("invalid weight %r" % v)
+    if HEX.fullmatch(s):
+        w = float.fromhex(s.decode())
+    elif DEC.fullmatch(s):
+        w = float(s)
+    else:
+        raise SystemExit("invalid weight %r" % v)
+    if not (0 < w < float("inf")):
+        raise SystemExit("invalid weight %r" % v)
+    return w
+
+
+def weighted_order(ws, g):
+    keys = []
+    for i, w in enumerate(ws):
+        u = (float(g.u64() >> 11) + 0.5) * 2.0 ** -53  # binary64, rounded
+        e = -math.log(u)
+        key = math.log(e) - math.log(w) if e > 0 else -math.inf
+        keys.append((key, i))
+    return [i for _, i in sorted(keys)]
+
+
+def spread_order(values, g):
+    n = len(values)
+    names = sorted(set(values))  # bytes compare unsigned, prefix first
+    gid = {v: k for k, v in enumerate(names)}
+    a = [g.u64() for _ in range(n)]
+    b = [g.u64() for _ in names]
+    seqs = [[] for _ in names]
+    for i in sorted(range(n), key=lambda i: (a[i], i)):
+        seqs[gid[values[i]]].append(i)
+    run = []
+    for k in sorted(range(len(names)), key=lambda k: (len(seqs[k]), b[k], k)):
+        s = seqs[k]
+        if len(s) == len(run):
+            into_run = g.u64() & 1 == 1
+        else:
+            into_run = len(s) < len(run)
+        short, long_ = (s, run) if into_run else (run, s)
+        f = float(g.u64() >> 11) * 2.0 ** -53
+        m, l = len(short), len(long_)
+        merged, z = [], 0
+        for j in range(m):
+            gap = min(l, math.floor((float(j) + f) * float(l + 1) / float(m)))
+            merged += long_[z:gap]
+            z = max(z, gap)
+            merged.append(short[j])
+        run = merged + long_[z:]
+    return run
+
+
+def playlist(path, opts):
+    data = open(path, "rb").read()
+    weights = "weights" in opts
+    header, items, values = tsv_list(data, opts["weights" if weights else "spread"])
+    ws = [weight(v) for v in values] if weights else None
+    g = Stream(chacha20(seed_to_key(opts["seed"])))
+    out = header
+    for _ in range(int(opts.get("cycles", 1))):
+        order = weighted_order(ws, g) if weights else spread_order(values, g)
+        out += b"".join(items[i] + b"\n" for i in order)
+    return out
+
+
 # ---- §6 commands --------------------------------------------------------
 
 GAMES = {  # deck, players, hand size, extra parts (count) dealt in blocks
@@ -522,6 +624,8 @@ def run(argv):
             a = list(range(base, n + base))
             shuffle(alg, a, g, 8, crypto)  # perm's elements: 8 bytes
             out.append(" ".join(map(str, a)))
+    elif cmd == "playlist":
+        return playlist(pos[0], opts).decode().split("\n")[:-1]
     elif cmd == "deal":
         kind, players, hand, extra = GAMES[opts.get("game", "doudizhu")]
         alg = opts.get("algorithm", "auto")
@@ -548,6 +652,30 @@ def rows(path):
             yield m.group(1), m.group(2)
 
 
+def many_tsv():
+    """docs/vectors.md's many.tsv, built from its description there."""
+    rows = ["title\tartist\tplays"]
+    for i in range(1, 201):
+        rows.append("s%d\t%s\t%d" % (i, "dom" if i > 120 else "a%d" % (i % 9), i))
+    return "".join(r + "\n" for r in rows).encode()
+
+
+def files(path):
+    """The input files of docs/vectors.md: a paragraph "File `NAME` ..." and
+    a fenced block, or a file described in words (built here) and its
+    sha256."""
+    text, out = open(path, encoding="utf-8").read(), {}
+    para = r"^File `([^`]+)`(?:(?!\n\n).)*"  # to the end of its paragraph
+    for m in re.finditer(para + r"\n\n```[^\n]*\n(.*?)^```", text, re.M | re.S):
+        out[m.group(1)] = m.group(2).encode()
+    for m in re.finditer(para + r"\(sha256\s+`([0-9a-f]{64})`\)", text, re.M | re.S):
+        data = {"many.tsv": many_tsv}[m.group(1)]()
+        if hashlib.sha256(data).hexdigest() != m.group(2):
+            raise SystemExit("%s: not the file the table describes" % m.group(1))
+        out[m.group(1)] = data
+    return out
+
+
 def expected(cell):
     """Output lines of a cell: `a` <br> `b`, or sha256 `hex`."""
     m = re.fullmatch(r"sha256 `([0-9a-f]{64})`", cell)
@@ -556,18 +684,16 @@ def expected(cell):
     return "lines", re.findall(r"`([^`]*)`", cell)
 
 
-def main():
-    if sys.argv[1:2] == ["run"]:
-        print("\n".join(run(sys.argv[2:])))
-        return 0
+def check_rows(table, binary):
+    """Each row run by the spec (binary None) or by the binary; the number
+    of mismatches and of rows."""
     bad = checked = 0
-    cli = sys.argv[1] == "cli"
-    for args, cell in rows(sys.argv[3] if cli else sys.argv[2]):
+    for args, cell in rows(table):
         kind, want = expected(cell)
-        if cli:
-            res = subprocess.run([sys.argv[2]] + shlex.split(args),
-                                 capture_output=True, text=True, check=True)
-            got = res.stdout.split("\n")[:-1]
+        if binary:
+            res = subprocess.run([binary] + shlex.split(args),
+                                 capture_output=True, check=True)
+            got = res.stdout.decode().split("\n")[:-1]
         else:
             got = run(shlex.split(args))
         if kind == "sha256":
@@ -576,7 +702,28 @@ def main():
         if got != want:
             bad += 1
             print("MISMATCH fairshuf %s\n  %s: %s\n  table: %s" %
-                  (args, "binary" if cli else "spec", got, want))
+                  (args, "binary" if binary else "spec", got, want))
+    return bad, checked
+
+
+def main():
+    if sys.argv[1:2] == ["run"]:
+        print("\n".join(run(sys.argv[2:])))
+        return 0
+    cli = sys.argv[1] == "cli"
+    table = os.path.abspath(sys.argv[3] if cli else sys.argv[2])
+    binary = sys.argv[2] if cli else None
+    if cli and os.sep in binary:
+        binary = os.path.abspath(binary)
+    tmp = tempfile.mkdtemp(prefix="stream_spec.")
+    try:
+        for name, data in files(table).items():  # playlist rows read these
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+        os.chdir(tmp)
+        bad, checked = check_rows(table, binary)
+    finally:
+        shutil.rmtree(tmp)
     print("%d rows checked, %d mismatches" % (checked, bad))
     return 1 if bad or checked == 0 else 0
 

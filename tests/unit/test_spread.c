@@ -2,7 +2,8 @@
  * library with one dominant artist (120 of 300) it reaches the minimum of
  * adjacent same-artist pairs while plain shuffle's count matches its
  * expectation sum c(c-1)/n -- and plain shuffle, the control, fails the
- * spreading bound; different seeds give different orders. */
+ * spreading bound; different seeds give different orders; the draws and
+ * tie rules of docs/stream.md §6 on a scripted stream. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,12 +124,36 @@ static void seeds_differ_and_edges(void **s)
     fs_rng_free(r2);
 }
 
+/* docs/stream.md §6, draw by draw: 6 item keys, 4 group keys, then per
+ * merge a coin when the sizes are equal and one offset word.  All keys 0,
+ * so the ties decide: items by index within a group (group 3: 1, 3;
+ * group 5: 0, 2), equal-size groups by value (7 before 9).  Merges: [5]
+ * (f = 1/2, nothing to insert); [4] into [5] (coin odd, f = 1 - 2^-53:
+ * gap 1) = 5 4; that into 1 3 (coin even, f = 1/4: gaps 0, 1) = 5 1 4 3;
+ * 0 2 into it (f = 3/4: gaps 1, 4) = 5 0 1 4 3 2. */
+static void draws_and_ties_as_specified(void **s)
+{
+    (void)s;
+    const uint64_t group[6] = {5, 3, 5, 3, 9, 7}, want[6] = {5, 0, 1, 4, 3, 2};
+    const uint64_t words[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                1ull << 63, 1, UINT64_MAX, 0, 1ull << 62,
+                                3ull << 62};
+    uint64_t o[6];
+    fs_rng *r = scripted_new();
+    scripted_set(r, words, sizeof words);
+    assert_int_equal(fs_spread_order(group, 6, o, r), FS_OK);
+    assert_memory_equal(o, want, sizeof want);
+    assert_int_equal(scripted_left(r), 0);
+    scripted_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spread_reaches_the_minimum),
         cmocka_unit_test(plain_shuffle_matches_expectation_and_fails),
         cmocka_unit_test(seeds_differ_and_edges),
+        cmocka_unit_test(draws_and_ties_as_specified),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,6 +203,25 @@ static void errors_name_the_index(void **s)
     assert_int_equal(fs_weighted_order(NULL, 0, NULL, NULL, NULL), FS_OK);
 }
 
+/* docs/stream.md §6: one word per item, U = (k + 1/2) 2^-53 rounded, ties
+ * by index.  k = 2^52 rounds to U = 1/2 exactly; k = 2^53 - 1 rounds to
+ * U = 1, whose key is -inf: items 1 and 2 come first (in index order),
+ * ahead of weight 1e300, whatever their weight. */
+static void keys_and_ties_as_specified(void **s)
+{
+    (void)s;
+    const double w[4] = {1e300, 1, 1, 2};
+    const uint64_t words[4] = {1ull << 63, UINT64_MAX, UINT64_MAX, 1ull << 10};
+    const uint64_t want[4] = {1, 2, 0, 3};
+    uint64_t o[4];
+    fs_rng *r = scripted_new();
+    scripted_set(r, words, sizeof words);
+    assert_int_equal(fs_weighted_order(w, 4, o, NULL, r), FS_OK);
+    assert_memory_equal(o, want, sizeof want);
+    assert_int_equal(scripted_left(r), 0);
+    scripted_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +232,7 @@ int main(void)
         cmocka_unit_test(extreme_weights),
         cmocka_unit_test(equal_weights_uniform),
         cmocka_unit_test(errors_name_the_index),
+        cmocka_unit_test(keys_and_ties_as_specified),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
