@@ -21,8 +21,6 @@
 #define NB_BITS 6
 #define MAX_DEPTH 9
 
-typedef struct region region;
-
 /* A loaded region's disk space is freed (its file closed, or its range
  * punched out) on a thread of its own, while the region is sorted: the
  * page cache's freeing is otherwise serial time (0.1-0.2 s at 5e7 lines). */
@@ -77,9 +75,9 @@ static int temp_open(spill *sp, int *out)
 /* ------------------------------------------------------------ the intake
  *
  * Lines go to the 64 top-level bucket files through one or two lanes: with
- * two threads each chunk read is cut at a line near its middle, this
+ * two threads each chunk read is cut at a line near 55 % of it, this
  * thread takes the first part and a helper the second (it counts the
- * first part's lines to number its own).  A lane buffers records per
+ * first part's lines to number its own, hence the larger first part).  A lane buffers records per
  * bucket and writes a full buffer to a range of the bucket's file that it
  * reserves under a mutex (pwrite), so the lanes' blocks interleave in the
  * file; the order of records inside a bucket does not matter (a loaded
@@ -338,7 +336,7 @@ static void helper_stop(helper *h)
  * temporary-file write that can fail (ENOSPC, EMFILE) fails before any
  * output, and at most 64 + (number of splits) temporary files are open. */
 
-struct region {
+typedef struct region {
     int fd;                 /* the file holding it */
     int own;                /* a top-level bucket: the file is all of it */
     uint64_t off, size, count;
@@ -346,7 +344,7 @@ struct region {
     struct region *kids;    /* NB children once split, else NULL */
     const uint32_t *fine;   /* top level: the intake's key counts, or NULL */
     uint64_t mid, mid_off;  /* top level: a record boundary near the middle */
-};
+} region;
 
 static void drop_space(int fd, int own, uint64_t off, uint64_t size)
 {
