@@ -408,26 +408,29 @@ static void scatter_stored(job *j)
     size_t off = j->off0;
     for (uint64_t i = j->from; i < j->to && off < s->len; i++) {
         uint64_t key = fs__le64(s->buf + off);
-        put_rec(s, recs + (size_t)pos[bucket_of(key, s->shift, s->p)]++ * s->rw,
-                pack(s, key, off));
+        uint32_t b = bucket_of(key, s->shift, s->p);
+        size_t slot = j->down ? --pos[b] : pos[b]++;
+        put_rec(s, recs + slot * s->rw, pack(s, key, off));
         const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
                                            s->buf + s->len, s->delim);
         off = (size_t)(q - s->buf) + 1;
     }
 }
 
-/* distribute() when the counts are known already (fine: by the top
- * FS__PREHIST_BITS key bits, see prehist.c): no counting pass.  With two
- * threads the second fills each bucket from its end down, so no thread
- * needs the other's counts; the order of records inside a bucket does not
- * matter (the bucket is sorted on key bits and offset, all distinct, and
- * ties are then ordered by their keys). */
+/* distribute() when the counts are known already (fc: by the fc->bits key
+ * bits below the shift, from prehist.c or the spill intake): no counting
+ * pass.  With two threads the second fills each bucket from its end down,
+ * so no thread needs the other's counts; the order of records inside a
+ * bucket does not matter (the bucket is sorted on key bits and offset,
+ * all distinct, and ties are then ordered by their keys).  Stored mode:
+ * the second thread starts at record fc->mid (offset fc->mid_off). */
 static int distribute_fine(const sorter *s, unsigned threads,
-                           unsigned char *recs, const uint32_t *fine,
+                           unsigned char *recs, const fs__counts *fc,
                            uint32_t *bend, uint32_t *biggest)
 {
     size_t nb = (size_t)1 << s->p;
-    unsigned per = FS__PREHIST_BITS - s->p; /* fine bins per bucket: 2^per */
+    const uint32_t *fine = fc->fine;
+    unsigned per = fc->bits - s->p; /* fine bins per bucket: 2^per */
     job jobs[2];
     memset(jobs, 0, sizeof jobs);
     int rc = FS_OK;
@@ -438,6 +441,11 @@ static int distribute_fine(const sorter *s, unsigned threads,
         jobs[t].to = s->n * (t + 1) / threads;
         jobs[t].recs = recs;
         jobs[t].down = t == 1;
+        if (s->stored && threads == 2) { /* split where a record starts */
+            jobs[t].from = t ? fc->mid : 0;
+            jobs[t].to = t ? s->n : fc->mid;
+            jobs[t].off0 = t ? fc->mid_off : 0;
+        }
         jobs[t].cnt = malloc(nb * sizeof *jobs[t].cnt);
         if (jobs[t].cnt == NULL)
             rc = FS_ENOMEM;
@@ -470,16 +478,19 @@ static int distribute_fine(const sorter *s, unsigned threads,
 /* Fills recs with every line's record, grouped by bucket; bend[b] receives
  * the end of bucket b.  *biggest: the largest bucket. */
 static int distribute(const sorter *s, unsigned threads, unsigned char *recs,
-                      const uint32_t *fine, uint32_t *bend, uint32_t *biggest)
+                      const fs__counts *fc, uint32_t *bend, uint32_t *biggest)
 {
     size_t nb = (size_t)1 << s->p;
     if (threads > 16)
         threads = 16;
     if (s->n < 65536)
         threads = 1;
-    if (fine != NULL && !s->stored && s->shift == 0 && s->first == 0 &&
-        s->p <= FS__PREHIST_BITS && threads <= 2)
-        return distribute_fine(s, threads, recs, fine, bend, biggest);
+    if (fc != NULL && s->p <= fc->bits && threads <= 2) {
+        if (s->stored && (fc->mid_off == 0 || fc->mid >= s->n ||
+                          fc->mid_off >= s->len))
+            threads = 1;
+        return distribute_fine(s, threads, recs, fc, bend, biggest);
+    }
     job jobs[16];
     memset(jobs, 0, sizeof jobs);
     int rc = FS_OK;
@@ -818,7 +829,7 @@ static void record_width(sorter *s)
 
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift,
-                  const uint32_t *fine, fs__writer *w)
+                  const fs__counts *fine, fs__writer *w)
 {
     if (n == 0 || w->left == 0)
         return FS_OK;

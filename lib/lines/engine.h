@@ -31,16 +31,29 @@ int fs__writer_put(fs__writer *w, const void *p, size_t n);
 int fs__writer_flush(fs__writer *w);
 void fs__writer_progress(fs__writer *w);
 
+/* What the caller of fs__sort_emit may know already, so that it needs no
+ * counting pass: fine[f] is the number of lines whose key bits
+ * [shift, shift + bits) equal f (2^bits counts); in stored mode, mid_off
+ * (when > 0) is the offset of record number mid, where a second thread
+ * may start scattering. */
+typedef struct fs__counts {
+    const uint32_t *fine;
+    unsigned bits;
+    uint64_t mid;
+    size_t mid_off;
+} fs__counts;
+
 /* Sorts the lines of buf[0..len) by key and writes them (at most w->left).
  * stored = 0: plain lines; line k has index first + k and its key is
  *   computed.  stored = 1: records [key][index][line] (spill format).
  * shift: leading key bits that all lines share (bucket depth).
  * n: number of lines or records; len < 2^32.
- * fine: NULL, or (plain mode, first = shift = 0) the counts of the top
- *   FS__PREHIST_BITS bits of the keys of lines 0..n-1 (fs__prehist_end). */
+ * fine: NULL, or the key counts (plain mode: first = shift = 0, the top
+ *   FS__PREHIST_BITS bits from fs__prehist_end; stored mode: from the
+ *   spill intake).  The output does not depend on it. */
 int fs__sort_emit(const unsigned char *buf, size_t len, uint64_t n,
                   int stored, uint64_t first, unsigned shift,
-                  const uint32_t *fine, fs__writer *w);
+                  const fs__counts *fine, fs__writer *w);
 
 /* The key histogram counted by a second thread while the input is read
  * (prehist.c).  start: FS_OK, or not started (then end returns NULL);

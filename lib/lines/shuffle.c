@@ -61,9 +61,12 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
     int rc = fs__writer_open(w);
     if (rc == FS_OK && hdr)
         rc = fs__writer_put(w, buf, hdr);
-    if (rc == FS_OK)
+    if (rc == FS_OK) {
+        fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
+                         FS__PREHIST_BITS, 0, 0};
         rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0,
-                           ph ? fs__prehist_end(ph, n - h) : NULL, w);
+                           fc.fine ? &fc : NULL, w);
+    }
     return rc;
 }
 

@@ -77,6 +77,17 @@ ARGS
     "$FS_BIN" lines --seed=s --threads=2 --memory=1M in | cmp - ref
 }
 
+@test "--seed: out of core with 78K-line buckets (split intake, scatter from a midpoint) = in memory" {
+    # 5e6 lines do not fit --memory=48M: 64 buckets of about 78K lines, so the
+    # intake runs in two lanes, each bucket is loaded by two threads and
+    # scattered by two from a block start near its middle
+    seq 1 5000000 > in
+    "$FS_BIN" lines --seed=m in > ref
+    "$FS_BIN" lines --seed=m --threads=2 --memory=48M -T "$BATS_TEST_TMPDIR" in | cmp - ref
+    cat in | "$FS_BIN" lines --seed=m --threads=2 --memory=48M -T "$BATS_TEST_TMPDIR" | cmp - ref
+    "$FS_BIN" lines --seed=m --threads=1 --memory=48M -T "$BATS_TEST_TMPDIR" in | cmp - ref
+}
+
 @test "--seed: pinned bytes of a 70001-line file, any threads, memory or disk" {
     # >= 65536 lines: the threaded paths (key histogram counted while
     # reading, buckets filled from both ends, chunks gathered in parallel
