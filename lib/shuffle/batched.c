@@ -42,17 +42,6 @@
     (FS_UNLIKELY((lo) < (prod)) && (lo) < fs__lemire_threshold64(prod) && \
      (w)->rng->error == FS_OK)
 
-/* Runs of batches: within RUN consecutive batches the bounds only fall,
- * so the largest product of a run is its first batch's.  A batch whose final lo is at least that
- * product is accepted at once -- lo >= it >= the batch's own product >
- * 2^64 mod that product -- and only a lo below it (probability at most
- * 2^-4, as the products are at most 2^60) computes the batch's own
- * product for REJECTED().  The same acceptance, batch by batch, as
- * computing every product (and the same stream), without the k-1
- * multiplications per batch that competed with the index multiplications
- * for the one multiplier port.  */
-#define RUN 64
-
 /* Descending: for i = n-1 down to 1 in batches of k = fs__batch_k(i+1)
  * (capped at i), bounds i+1, i, ..., i+2-k; digit t swaps a[i-t] with
  * a[j_t].
@@ -66,36 +55,26 @@
     {                                                                     \
         const unsigned char *p = w->p, *e = w->e;                         \
         while (i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {                 \
-            uint64_t top = (uint64_t)i + 1;                               \
+            uint64_t b = (uint64_t)i + 1, lo, j[K], prod = b;             \
             FS_UNROLL                                                     \
             for (unsigned t = 1; t < (K); t++)                            \
-                top *= (uint64_t)i + 1 - t;                               \
-            size_t stop = i > RUN * (K) ? i - RUN * (K) : 0;              \
-            while (i > stop && i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {  \
-                uint64_t b = (uint64_t)i + 1, lo, j[K];                   \
-                NEXT_WORD(lo, p, e, w);                                   \
-                FS_UNROLL                                                 \
-                for (unsigned t = 0; t < (K); t++) {                      \
-                    fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);          \
-                    j[t] = (uint64_t)(m >> 64);                           \
-                    lo = (uint64_t)m;                                     \
-                }                                                         \
-                if (FS_UNLIKELY(lo < top)) {                              \
-                    uint64_t prod = b;                                    \
-                    FS_UNROLL                                             \
-                    for (unsigned t = 1; t < (K); t++)                    \
-                        prod *= b - t;                                    \
-                    if (REJECTED(lo, prod, w))                            \
-                        continue; /* redraw the whole batch */            \
-                }                                                         \
-                FS_UNROLL                                                 \
-                for (unsigned t = 0; t < (K); t++) {                      \
-                    T tmp = a[i - t];                                     \
-                    a[i - t] = a[j[t]];                                   \
-                    a[j[t]] = tmp;                                        \
-                }                                                         \
-                i -= (K);                                                 \
+                prod *= b - t;                                            \
+            NEXT_WORD(lo, p, e, w);                                       \
+            FS_UNROLL                                                     \
+            for (unsigned t = 0; t < (K); t++) {                          \
+                fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
+                j[t] = (uint64_t)(m >> 64);                               \
+                lo = (uint64_t)m;                                         \
             }                                                             \
+            if (REJECTED(lo, prod, w))                                    \
+                continue; /* redraw the whole batch */                    \
+            FS_UNROLL                                                     \
+            for (unsigned t = 0; t < (K); t++) {                          \
+                T tmp = a[i - t];                                         \
+                a[i - t] = a[j[t]];                                       \
+                a[j[t]] = tmp;                                            \
+            }                                                             \
+            i -= (K);                                                     \
         }                                                                 \
         w->p = p;                                                         \
         w->e = e;                                                         \
