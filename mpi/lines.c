@@ -186,6 +186,42 @@ static int64_t read_lines_at(run *r, uint64_t from, uint64_t to,
     return (int64_t)n;
 }
 
+/* Rank 0: copies the input's first c->header lines to fd (the input's
+ * last line gets its missing delimiter, as everywhere) in blocks, and
+ * returns the offset where they end: T when the input has fewer lines.
+ * One pass over the header bytes, which are written anyway. */
+static uint64_t copy_header(run *r, int fd, const char *tmp)
+{
+    enum { HB = 1 << 16 };
+    unsigned char *b = malloc(HB + 1);
+    uint64_t left = r->c->header, p = 0;
+    if (b == NULL) {
+        fail(r, FS_ENOMEM, "memory exhausted");
+        return 0;
+    }
+    while (left > 0 && p < r->total && r->rc == FS_OK) {
+        uint64_t e = r->total - p < HB ? r->total : p + HB;
+        int64_t m = read_lines_at(r, p, e, b);
+        if (m < 0)
+            break;
+        size_t take = (size_t)m;
+        const unsigned char *q = b, *d;
+        while (left > 0 &&
+               (d = memchr(q, r->c->delim, (size_t)(b + m - q))) != NULL) {
+            q = d + 1;
+            left--;
+        }
+        if (left == 0)
+            take = (size_t)(q - b);
+        if (fs_mpi__write_all(fd, b, take) != 0)
+            fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+        r->res->bytes_out += take;
+        p += take;
+    }
+    free(b);
+    return p < r->total ? p : r->total; /* past T: the added delimiter */
+}
+
 /* ------------------------------------------------------------ packing */
 
 static int over_budget(run *r, uint64_t need, const char *what)
@@ -200,49 +236,127 @@ static int over_budget(run *r, uint64_t need, const char *what)
     return 1;
 }
 
-/* Records key | global number | line, grouped by destination rank. */
+/* The k-th smallest (0-based, k < n) of a[0..n); a is reordered
+ * (Hoare's selection; the keys are random, so O(n) expected). */
+static uint64_t kth_smallest(uint64_t *a, size_t n, size_t k)
+{
+    int64_t lo = 0, hi = (int64_t)n - 1, kk = (int64_t)k;
+    while (lo < hi) {
+        uint64_t piv = a[lo + (hi - lo) / 2], t;
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < piv)
+                i++;
+            while (a[j] > piv)
+                j--;
+            if (i <= j) {
+                t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            return a[kk]; /* between j and i: equal to the pivot */
+    }
+    return a[kk];
+}
+
+/* Records key | global number | line, grouped by destination rank.
+ * head < UINT64_MAX (the whole share, in memory, -n) cuts what cannot be
+ * among the first `head` lines of the whole order: lines whose key is
+ * above this rank's head-th smallest (ties kept: the tie rule decides
+ * later), and lines for ranks whose slices hold, after earlier slices,
+ * at least `head` such lines in all (one MPI_Allreduce of P counts; the
+ * same `head` on every rank, so every rank takes part or none). */
 static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
-                uint64_t first, unsigned char **send, uint64_t *scount)
+                uint64_t first, unsigned char **send, uint64_t *scount,
+                uint64_t head)
 {
     r->res->lines_in += n;
     r->res->bytes_in += len;
     double t0 = MPI_Wtime();
-    uint64_t *keys = NULL, *pos = calloc((size_t)r->P, sizeof *pos);
+    int P = r->P, cut = head != UINT64_MAX;
+    uint64_t *keys = NULL, *pos = calloc((size_t)P, sizeof *pos);
+    uint64_t *dl = calloc((size_t)P, sizeof *dl); /* lines per rank */
+    uint64_t *gl = calloc((size_t)P, sizeof *gl), top = UINT64_MAX;
     unsigned char *s = NULL;
-    memset(scount, 0, (size_t)r->P * sizeof *scount);
-    if ((pos == NULL || n > SIZE_MAX / 8 || len + 16 * n < len ||
-         (keys = malloc((size_t)n * 8 + 8)) == NULL ||
-         (s = malloc(len + 16 * (size_t)n + 1)) == NULL))
+    memset(scount, 0, (size_t)P * sizeof *scount);
+    if (pos == NULL || dl == NULL || gl == NULL || n > SIZE_MAX / 16 ||
+        (keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
     if (r->rc == FS_OK) {
         fs_lines_keys(r->c->key, first, 0, keys, (size_t)n);
+        if (head < n) { /* the head-th smallest key: a copy is reordered */
+            uint64_t *cp = malloc((size_t)n * 8);
+            if (cp == NULL) {
+                fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+                     (unsigned long long)n);
+            } else {
+                memcpy(cp, keys, (size_t)n * 8);
+                top = head ? kth_smallest(cp, (size_t)n, (size_t)head - 1) : 0;
+                free(cp);
+            }
+        }
+    }
+    if (r->rc == FS_OK) { /* bytes and lines per destination */
         const unsigned char *p = buf, *e = buf + len;
-        for (size_t i = 0; i < n; i++) { /* bytes per destination */
+        for (size_t i = 0; i < n; i++) {
             const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
-            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], r->P);
-            scount[d] += 16 + (size_t)(q - p) + 1;
+            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
+            if (keys[i] <= top && head > 0) {
+                scount[d] += 16 + (size_t)(q - p) + 1;
+                dl[d]++;
+            }
             p = q + 1;
         }
-        for (int d = 1; d < r->P; d++)
+    }
+    if (cut) {
+        if (failed(r))
+            goto out;
+        MPI_Allreduce(dl, gl, P, MPI_UINT64_T, MPI_SUM, r->comm);
+        uint64_t before = 0; /* candidate lines in earlier slices */
+        for (int d = 0; d < P; d++) {
+            if (before >= head) /* none of slice d's lines is needed */
+                scount[d] = 0;
+            before += gl[d];
+        }
+    }
+    uint64_t bytes = 0;
+    for (int d = 0; d < P; d++)
+        bytes += scount[d];
+    if (r->rc == FS_OK && (s = malloc((size_t)bytes + 1)) == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
+             (unsigned long long)n, len);
+    if (r->rc == FS_OK) {
+        for (int d = 1; d < P; d++)
             pos[d] = pos[d - 1] + scount[d - 1];
-        p = buf;
+        const unsigned char *p = buf, *e = buf + len;
         for (size_t i = 0; i < n; i++) {
             const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
             size_t l = (size_t)(q - p) + 1;
-            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], r->P);
-            unsigned char *o = s + pos[d];
-            fs_mpi__put64(o, keys[i]);
-            fs_mpi__put64(o + 8, first + i);
-            memcpy(o + 16, p, l);
-            pos[d] += 16 + l;
+            int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
+            if (keys[i] <= top && head > 0 && scount[d] > 0) {
+                unsigned char *o = s + pos[d];
+                fs_mpi__put64(o, keys[i]);
+                fs_mpi__put64(o + 8, first + i);
+                memcpy(o + 16, p, l);
+                pos[d] += 16 + l;
+            }
             p = q + 1;
         }
-        for (int d = 0; d < r->P; d++)
+        for (int d = 0; d < P; d++)
             r->res->sent += d == r->rank ? 0 : scount[d];
     }
+out:
     free(keys);
     free(pos);
+    free(dl);
+    free(gl);
     r->res->t_keys += MPI_Wtime() - t0;
     if (failed(r)) {
         free(s);
@@ -254,16 +368,29 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
 
 /* ------------------------------------------------------ sort and write */
 
-/* Sorts the received records and writes their lines to fd. */
-static void sort_write(run *r, const unsigned char *rec, uint64_t total,
-                       int fd, const char *tmp, const char *what)
+/* The number of records in rec[0..total). */
+static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total)
 {
-    unsigned char d = r->c->delim;
     uint64_t n = 0;
     for (uint64_t off = 0; off < total; n++) {
-        const unsigned char *q = memchr(rec + off + 16, d, (size_t)(total - off - 16));
+        const unsigned char *q = memchr(rec + off + 16, r->c->delim,
+                                        (size_t)(total - off - 16));
         off = (uint64_t)(q - rec) + 1;
     }
+    return n;
+}
+
+/* Sorts the received records and writes the lines of the first `limit`
+ * of them to fd (nothing, not even the sort, for limit 0).  Returns the
+ * number written. */
+static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
+                           int fd, const char *tmp, const char *what,
+                           uint64_t limit)
+{
+    unsigned char d = r->c->delim;
+    if (limit == 0)
+        return 0;
+    uint64_t n = count_records(r, rec, total);
     double t0 = MPI_Wtime();
     fs_mpi__item *it = NULL;
     unsigned char *wb = NULL;
@@ -273,13 +400,13 @@ static void sort_write(run *r, const unsigned char *rec, uint64_t total,
     if (WB < 4096)
         WB = 4096;
     if (over_budget(r, total + 24 * n + WB, what))
-        return;
+        return 0;
     if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||
         (wb = malloc(WB)) == NULL) {
         free(it);
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
              (unsigned long long)n);
-        return;
+        return 0;
     }
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {
@@ -295,6 +422,8 @@ static void sort_write(run *r, const unsigned char *rec, uint64_t total,
     r->res->t_sort += MPI_Wtime() - t0;
     t0 = MPI_Wtime();
     size_t wl = 0;
+    if (limit < n)
+        n = limit;
     for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
         const unsigned char *p = rec + it[i].pos;
         size_t l = (size_t)((const unsigned char *)memchr(p, d, (size_t)total) - p) + 1;
@@ -318,6 +447,20 @@ static void sort_write(run *r, const unsigned char *rec, uint64_t total,
     r->res->t_write += MPI_Wtime() - t0;
     free(it);
     free(wb);
+    return n;
+}
+
+/* Collective: how many of this rank's m lines (a slice of the order,
+ * after those of lower ranks) are among the first c->head lines. */
+static uint64_t head_limit(run *r, uint64_t m)
+{
+    uint64_t before = 0;
+    MPI_Exscan(&m, &before, 1, MPI_UINT64_T, MPI_SUM, r->comm);
+    if (r->rank == 0)
+        before = 0;
+    if (before >= r->c->head)
+        return 0;
+    return r->c->head - before < m ? r->c->head - before : m;
 }
 
 /* ---------------------------------------------------------- out of core */
@@ -388,10 +531,13 @@ static void bucket_flush(run *r, buckets *k, int b)
     k->len[b] = 0;
 }
 
-/* Appends the records of rec[0..total) to their buckets. */
-static void spill(run *r, buckets *k, const unsigned char *rec, uint64_t total)
+/* Appends the records of rec[0..total) to their buckets; returns how
+ * many there were. */
+static uint64_t spill(run *r, buckets *k, const unsigned char *rec,
+                      uint64_t total)
 {
-    for (size_t off = 0; off < total && r->rc == FS_OK;) {
+    uint64_t n = 0;
+    for (size_t off = 0; off < total && r->rc == FS_OK; n++) {
         const unsigned char *q = memchr(rec + off + 16, r->c->delim,
                                         (size_t)total - off - 16);
         size_t l = (size_t)(q - rec) + 1 - off;
@@ -409,6 +555,7 @@ static void spill(run *r, buckets *k, const unsigned char *rec, uint64_t total)
         }
         off += l;
     }
+    return n;
 }
 
 /* Lines in bytes [from, to) of the input, read in blocks. */
@@ -438,8 +585,10 @@ static uint64_t count_lines(run *r, uint64_t from, uint64_t to)
 
 /* The share [start, end) in pieces of about a quarter of the budget
  * (bytes + 16 per line), one exchange per piece, received records
- * spilled to buckets; then each bucket sorted and written in order.
- * Rounds continue while any rank has input left. */
+ * spilled to buckets; then each bucket sorted and written in order
+ * (with -n, only until this rank's part of the first c->head lines is
+ * written: later buckets are not loaded).  Rounds continue while any
+ * rank has input left. */
 static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
                         const char *tmp)
 {
@@ -458,7 +607,7 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
     uint64_t *rc = calloc((size_t)r->P, sizeof *rc);
     if (b == NULL || sc == NULL || rc == NULL)
         fail(r, FS_ENOMEM, "memory exhausted");
-    uint64_t pos = start;
+    uint64_t pos = start, nrec = 0; /* records received */
     int more = 1;
     while (!failed(r) && more) {
         size_t len = 0, lines = 0;
@@ -504,7 +653,8 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
             }
         }
         unsigned char *send = NULL, *recv = NULL;
-        if (failed(r) || pack(r, b, len, lines, first, &send, sc) != 0)
+        if (failed(r) ||
+            pack(r, b, len, lines, first, &send, sc, UINT64_MAX) != 0)
             break;
         first += lines;
         double t0 = MPI_Wtime();
@@ -520,7 +670,7 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
         r->res->t_exchange += MPI_Wtime() - t0;
         r->res->received += total - rc[r->rank];
         t0 = MPI_Wtime();
-        spill(r, &k, recv, total);
+        nrec += spill(r, &k, recv, total);
         r->res->t_spill += MPI_Wtime() - t0;
         free(recv);
         int mine = pos < end;
@@ -529,9 +679,12 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
     free(b);
     free(sc);
     free(rc);
+    /* every rank gets here (the loop ends on every rank at once) */
+    uint64_t limit = head_limit(r, nrec);
     for (int i = 0; i < NB; i++)
         bucket_flush(r, &k, i);
-    for (int i = 0; i < NB && r->rc == FS_OK; i++) { /* in key order */
+    for (int i = 0; i < NB && r->rc == FS_OK && limit > 0; i++) {
+        /* in key order */
         if (k.size[i] == 0)
             continue;
         unsigned char *rec = NULL;
@@ -552,7 +705,8 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
             got += (size_t)m;
         }
         if (r->rc == FS_OK)
-            sort_write(r, rec, k.size[i], fd, tmp, "a bucket of what this rank received");
+            limit -= sort_write(r, rec, k.size[i], fd, tmp,
+                                "a bucket of what this rank received", limit);
         free(rec);
         close(k.fd[i]);
         k.fd[i] = -1;
@@ -593,9 +747,23 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         goto out;
 
     double t0 = MPI_Wtime();
-    uint64_t start, end;
+    uint64_t start, end, hend = 0;
     if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
         goto out;
+    if (c->header > 0) {
+        /* --header: rank 0 writes the first lines, which end at hend (a
+         * line boundary); the lines before it leave every share, so the
+         * numbers (keys) count from the first line after them */
+        if (r->rank == 0)
+            hend = copy_header(r, sh.fd, sh.tmp);
+        if (failed(r))
+            goto out;
+        MPI_Bcast(&hend, 1, MPI_UINT64_T, 0, comm);
+        start = start > hend ? start : hend;
+        end = end > hend ? end : hend;
+    }
+    if (c->head == 0) /* -n 0: only the header (every shard exists) */
+        goto close;
     /* in memory when the share, its records and what comes back fit:
      * about 2 x (bytes + 16 per line) + 8 per line at the peak */
     uint64_t len = end - start, n = 0;
@@ -623,7 +791,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
         if (r->rank == 0)
             first = 0;
-        if (pack(r, buf, (size_t)len, n, first, &send, sc) != 0)
+        if (pack(r, buf, (size_t)len, n, first, &send, sc,
+                 c->local_only ? UINT64_MAX : c->head) != 0)
             goto out;
         free(buf);
         buf = NULL;
@@ -639,8 +808,10 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         send = NULL;
         res->t_exchange = MPI_Wtime() - t0;
         res->received = total - rc[r->rank];
-        sort_write(r, recv, total, sh.fd, sh.tmp, "what this rank received");
+        sort_write(r, recv, total, sh.fd, sh.tmp, "what this rank received",
+                   head_limit(r, count_records(r, recv, total)));
     }
+close:
     if (r->rc == FS_OK)
         r->rc = fs_mpi__shard_close(&sh, msg, cap);
     if (failed(r))

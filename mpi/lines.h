@@ -17,6 +17,12 @@ typedef struct fs_mpi_lines_config {
     const char *tmpdir;   /* for those files (NULL: /tmp) */
     int fail_rank;        /* test hook: this rank's read fails (-1: none) */
     int local_only;       /* negative control: lines stay on their rank */
+    uint64_t head;        /* write at most this many shuffled lines in all
+                             (UINT64_MAX: every line); the shards are the
+                             first `head` lines of the full order */
+    uint64_t header;      /* the input's first `header` lines go first,
+                             unshuffled, at the start of rank 0's shard;
+                             line numbers (keys) count from the next one */
 } fs_mpi_lines_config;
 
 typedef struct fs_mpi_lines_result {

@@ -21,7 +21,8 @@ static const char usage_text[] =
     "Shuffle across the P ranks of an MPI job, writing one output shard per\n"
     "rank.  The shards concatenated in rank order are a uniformly random\n"
     "permutation; with --seed=S, byte-identical to\n"
-    "'cat FILE... | fairshuf lines --seed=S' whatever P is.\n"
+    "'cat FILE... | fairshuf lines --seed=S' (with the same -n, --header,\n"
+    "-z) whatever P is.\n"
     "\n"
     "lines: the lines of the FILEs' concatenation (regular files, visible\n"
     "at the same paths on every rank); each rank reads a byte range of it\n"
@@ -32,6 +33,13 @@ static const char usage_text[] =
     "  -o, --output=PATTERN  shard names; %d is the rank, %% a percent sign\n"
     "      --seed=S          reproducible order (the key of fairshuf lines);\n"
     "                        default: a key from rank 0's operating system\n"
+    "  -n, --head-count=K    lines: write only the first K lines of the\n"
+    "                        shuffle (the shards concatenated are the head\n"
+    "                        of the full order; later ranks may be empty)\n"
+    "      --header=N        lines: the input's first N lines go first,\n"
+    "                        unshuffled, at the start of rank 0's shard\n"
+    "                        (as fairshuf lines --header; -n does not count\n"
+    "                        them)\n"
     "  -z, --zero-terminated line delimiter is NUL, not newline (lines)\n"
     "      --memory=SIZE     per-rank memory budget (K, M, G suffixes); larger\n"
     "                        shares are exchanged in pieces and sorted from\n"
@@ -54,6 +62,8 @@ typedef struct opts {
     const char *cmd, *output, *seed, *tmpdir;
     int zero, stats, balanced, local_only, fail_rank;
     uint64_t memory, n, chunk, runs;
+    uint64_t head, header;   /* lines: -n (UINT64_MAX: all), --header */
+    int have_head;
     char **files;
     int nfiles;
 } opts;
@@ -73,7 +83,7 @@ static int usage_error(const char *fmt, const char *arg)
     return CLI_USAGE;
 }
 
-enum { O_SEED = 256, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
+enum { O_SEED = 256, O_HEADER, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
        O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS };
 
 static int parse(int argc, char **argv, opts *o)
@@ -82,6 +92,8 @@ static int parse(int argc, char **argv, opts *o)
         {"output", required_argument, NULL, 'o'},
         {"seed", required_argument, NULL, O_SEED},
         {"zero-terminated", no_argument, NULL, 'z'},
+        {"head-count", required_argument, NULL, 'n'},
+        {"header", required_argument, NULL, O_HEADER},
         {"temporary-directory", required_argument, NULL, 'T'},
         {"memory", required_argument, NULL, O_MEMORY},
         {"stats", no_argument, NULL, O_STATS},
@@ -96,15 +108,32 @@ static int parse(int argc, char **argv, opts *o)
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->fail_rank = -1;
+    o->head = UINT64_MAX;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:zT:", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:zT:n:", longs, NULL)) != -1) {
         uint64_t v;
+        int rc;
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'z': o->zero = 1; break;
         case 'T': o->tmpdir = optarg; break;
         case O_SEED: o->seed = optarg; break;
+        case 'n': /* as fairshuf lines: the smallest -n wins; a count
+                     past 2^64 - 1 is no limit */
+            rc = cli_parse_u64(optarg, &v);
+            if (rc == -1)
+                return usage_error("invalid line count: '%s'", optarg);
+            if (rc == 0 && v < o->head)
+                o->head = v;
+            o->have_head = 1;
+            break;
+        case O_HEADER:
+            rc = cli_parse_u64(optarg, &v);
+            if (rc == -1)
+                return usage_error("invalid header line count: '%s'", optarg);
+            o->header = rc == -2 ? UINT64_MAX : v;
+            break;
         case O_STATS: o->stats = 1; break;
         case O_BALANCED: o->balanced = 1; break;
         case O_LOCAL_ONLY: o->local_only = 1; break;
@@ -139,7 +168,7 @@ static int parse(int argc, char **argv, opts *o)
                 return usage_error("invalid option -- '%c'",
                                    (const char[]){(char)optopt, 0});
             return usage_error("unrecognized option '%s'", argv[optind - 1]);
-        default: /* ':' cannot happen without a leading ':' */
+        default: /* ':' */
             return usage_error("option '%s' requires an argument",
                                argv[optind - 1]);
         }
@@ -157,6 +186,8 @@ static int parse(int argc, char **argv, opts *o)
                 return usage_error("%s", "lines: standard input cannot be "
                                    "split between ranks: name files");
     } else if (strcmp(o->cmd, "array") == 0) {
+        if (o->have_head || o->header)
+            return usage_error("%s", "array: -n and --header apply to lines");
         if (optind >= argc)
             return usage_error("%s", "array: missing N");
         if (cli_parse_u64(argv[optind], &o->n) != 0)
@@ -337,7 +368,8 @@ int main(int argc, char **argv)
     if (strcmp(o.cmd, "lines") == 0) {
         fs_mpi_lines_config c = {o.files, o.nfiles, o.zero ? '\0' : '\n',
                                  {0}, o.output, o.memory, o.tmpdir,
-                                 o.fail_rank, o.local_only};
+                                 o.fail_rank, o.local_only, o.head,
+                                 o.header};
         memcpy(c.key, key, 32);
         rc = fs_mpi__lines(&c, MPI_COMM_WORLD, &res);
     } else {
