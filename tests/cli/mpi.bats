@@ -222,3 +222,136 @@ uniformity() {
     [[ $output == *"stopped: rank "?" failed: a bucket"* ]]
     [ -z "$(ls | grep out)" ]
 }
+
+# ---- -n/--head-count and --header=N: byte-identical to fairshuf lines ----
+
+# opts_input: 401 lines in four files (two without a final newline, which
+# cat joins with the next file's first line or terminates at the end)
+opts_input() {
+    seq 1 300 > f1
+    printf 'no final newline ' > f2
+    awk 'BEGIN { for (i = 0; i < 100; i++) printf "%s %d\n", substr("yyyyyyyyyyyyyyyyyyyy", 1, i % 20), i }' > f3
+    printf 'last, unterminated' > f4
+    { cat f1 f2 f3 f4; echo; } > all # the last line terminated, as output
+    [ "$(wc -l < all)" -eq 401 ]
+}
+
+# same P ARGS...: fairshuf-mpi lines on P ranks against
+# `cat f1 f2 f3 f4 | fairshuf lines`, both with --seed=opts ARGS; every
+# shard exists, their concatenation equals the reference byte for byte
+same() {
+    local p=$1
+    shift
+    rm -f out.*
+    mpi "$p" lines --seed=opts "$@" -o out.%d f1 f2 f3 f4
+    cat f1 f2 f3 f4 | "$FS_BIN" lines --seed=opts "$@" > ref
+    [ "$(ls out.* | wc -l)" -eq "$p" ]
+    if ! shards "$p" out | cmp - ref; then
+        echo "differs: P = $p, $*" >&2
+        return 1
+    fi
+}
+
+@test "mpi lines -n: P = 1..4, K = 0, 1, inside rank 0, spanning ranks, all, more" {
+    need_mpi
+    opts_input
+    cat all | "$FS_BIN" lines --seed=opts > full
+    for p in 1 2 3 4; do
+        for k in 0 1 9 250 401 5000; do
+            same "$p" -n "$k"
+            # the documented meaning: the head of the full order
+            head -n "$k" full | cmp - ref
+            [ "$(shards "$p" out | wc -l)" -eq $((k < 401 ? k : 401)) ]
+            if [ "$p" -gt 1 ] && [ "$k" -eq 9 ]; then # all in rank 0's shard
+                [ "$(wc -l < out.0)" -eq 9 ] && [ ! -s "out.$((p - 1))" ]
+            fi
+            if [ "$p" -gt 1 ] && [ "$k" -eq 250 ]; then # spans ranks
+                [ "$(wc -l < out.0)" -lt 250 ] && [ -s out.1 ]
+            fi
+            [ "$k" -ne 0 ] || [ -z "$(shards "$p" out)" ]
+        done
+    done
+    same 3 --head-count=20 -n 30 # the smallest count wins, as in lines
+    [ "$(wc -l < ref)" -eq 20 ]
+}
+
+@test "mpi lines --header: P = 1..4, N = 0, 1, 3, spanning ranks, all, more; with -n" {
+    need_mpi
+    opts_input
+    for p in 1 2 3 4; do
+        for n in 0 1 3 350 401 999; do
+            same "$p" --header="$n"
+            head -n "$n" all | cmp - <(head -n "$n" ref) # unshuffled, first
+        done
+        same "$p" --header=3 -n 7
+        same "$p" --header=3 -n 0 # the header only
+        [ "$(wc -l < ref)" -eq 3 ] && [ "$(wc -l < out.0)" -eq 3 ]
+        same "$p" --header=350 -n 40
+        same "$p" --header=401 -n 5 # nothing left to shuffle
+    done
+    # 350 lines reach past rank 0's byte range: rank 0 still writes them
+    [ "$(head -c 1000 all | wc -l)" -lt 350 ]
+}
+
+@test "mpi lines -n and --header with -z, P = 3" {
+    need_mpi
+    printf 'h1\0h2\0a\0b b\0c\nc\0d\0e\0f\0g' > z
+    for args in "-n 2" "--header=2" "--header=2 -n 3" "--header=9 -n 1"; do
+        rm -f o.*
+        "$FS_BIN" lines -z --seed=zz $args z > ref
+        mpi 3 lines -z --seed=zz $args -o o.%d z
+        cat o.0 o.1 o.2 | cmp - ref
+    done
+}
+
+@test "mpi lines -n and --header out of core (--memory), P = 1 and 3" {
+    need_mpi
+    { seq 1 60000; head -c 100000 /dev/zero | tr '\0' 'L'; echo; seq 1 5000; } > in1
+    seq 70000 90000 > in2
+    for p in 1 3; do
+        for args in "-n 30000" "--header=2 -n 45000" "--header=5000"; do
+            rm -f out.*
+            cat in1 in2 | "$FS_BIN" lines --seed=ooc $args > ref
+            mpi "$p" lines --seed=ooc $args --memory=1500K --stats -o out.%d in1 in2 2> stats
+            shards "$p" out | cmp - ref
+            grep -q "spilled [1-9]" stats # it did go through bucket files
+        done
+    done
+}
+
+@test "mpi lines -n: lines that cannot be in the head are not sent" {
+    need_mpi
+    seq 1 20000 > in
+    mpi 4 lines --seed=cut -n 10 --stats -o out.%d in 2> stats
+    "$FS_BIN" lines --seed=cut -n 10 in | cmp - <(shards 4 out)
+    cat stats
+    # at most 10 lines (each 16 + 6 bytes) leave each rank ...
+    [ "$(grep -c 'sent \(0\|[1-9][0-9]\|1[0-9][0-9]\|2[01][0-9]\|220\) received' stats)" -eq 4 ]
+    # ... and, with this seed, all ten are in rank 0's slice: no other rank
+    # receives a line
+    [ "$(grep -c 'received 0 spilled' stats)" -eq 3 ]
+}
+
+@test "mpi lines: bad -n or --header values are usage errors (exit 2)" {
+    need_mpi
+    seq 1 10 > in
+    run "$MPI_BIN" lines -n x -o 'o.%d' in
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: invalid line count: 'x'"* ]]
+    run "$MPI_BIN" lines --head-count=-1 -o 'o.%d' in
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: invalid line count: '-1'"* ]]
+    run "$MPI_BIN" lines --header=1x -o 'o.%d' in
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: invalid header line count: '1x'"* ]]
+    run "$MPI_BIN" lines -o 'o.%d' in -n
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: option '-n' requires an argument"* ]]
+    run "$MPI_BIN" array 10 -n 3 -o 'o.%d'
+    [ "$status" -eq 2 ]
+    [[ $output == *"fairshuf-mpi: array: -n and --header apply to lines"* ]]
+    [ -z "$(ls | grep '^o\.')" ]
+    # a count past 2^64 - 1 is no limit, as in fairshuf lines
+    mpi 2 lines --seed=1 -n 99999999999999999999999 -o o.%d in
+    cat o.0 o.1 | sort -n | cmp - in
+}
