@@ -3,8 +3,11 @@
  * lines that start in bytes [T r/P, T (r+1)/P) of it, numbers them by a
  * prefix sum, sends each line with its key and global number to the rank
  * owning its key's slice (one exchange), sorts what it received and
- * writes its shard.  Every phase ends in an agreement, so a failure on one
- * rank stops all of them at the same point. */
+ * writes its shard.  --header=N: rank 0 copies the first N lines and
+ * the shares start after them; -n K: each rank writes its part of the
+ * first K (an Exscan of what the ranks received), and in memory lines that
+ * cannot be among them are not sent.  Every phase ends in an agreement,
+ * so a failure on one rank stops all of them at the same point. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -380,6 +383,14 @@ static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total)
     return n;
 }
 
+/* The output buffer: 1 MiB, less in a small budget (at least 4 KiB). */
+static size_t out_buf_size(const run *r)
+{
+    size_t WB = r->c->memory && r->c->memory / 8 < ((size_t)1 << 20)
+                    ? (size_t)(r->c->memory / 8) : (size_t)1 << 20;
+    return WB < 4096 ? 4096 : WB;
+}
+
 /* Sorts the received records and writes the lines of the first `limit`
  * of them to fd (nothing, not even the sort, for limit 0).  Returns the
  * number written. */
@@ -394,11 +405,7 @@ static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
     double t0 = MPI_Wtime();
     fs_mpi__item *it = NULL;
     unsigned char *wb = NULL;
-    /* the output buffer: 1 MiB, less in a small budget */
-    size_t WB = r->c->memory && r->c->memory / 8 < ((size_t)1 << 20)
-                    ? (size_t)(r->c->memory / 8) : (size_t)1 << 20;
-    if (WB < 4096)
-        WB = 4096;
+    size_t WB = out_buf_size(r);
     if (over_budget(r, total + 24 * n + WB, what))
         return 0;
     if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||
@@ -468,13 +475,15 @@ static uint64_t head_limit(run *r, uint64_t m)
 /* What this rank receives goes to NB bucket files by the next bits of the
  * key below the rank's slice (key * P mod 2^64 grows with the key inside
  * a slice), so bucket b holds keys below those of bucket b + 1, and the
- * buckets sorted one by one in order give the shard. */
+ * buckets sorted one by one in order give the shard.  A bucket over the
+ * budget is split the same way by the following 6 bits (level L uses
+ * bits 6L.. of key * P from the top), recursively. */
 #define NB 64
 #define BB (1 << 16)
 
 typedef struct buckets {
     int fd[NB];
-    uint64_t size[NB];
+    uint64_t size[NB], count[NB]; /* bytes and records */
     size_t len[NB];
     unsigned char *buf[NB];
     char dir[4096];
@@ -511,6 +520,7 @@ static void buckets_open(run *r, buckets *k)
     for (int b = 0; b < NB; b++) {
         k->fd[b] = -1;
         k->size[b] = 0;
+        k->count[b] = 0;
         k->len[b] = 0;
         k->buf[b] = NULL;
     }
@@ -531,17 +541,19 @@ static void bucket_flush(run *r, buckets *k, int b)
     k->len[b] = 0;
 }
 
-/* Appends the records of rec[0..total) to their buckets; returns how
- * many there were. */
+/* Appends the records of rec[0..total) to their buckets of level `level`
+ * (0: the top); returns how many there were. */
 static uint64_t spill(run *r, buckets *k, const unsigned char *rec,
-                      uint64_t total)
+                      uint64_t total, unsigned level)
 {
     uint64_t n = 0;
     for (size_t off = 0; off < total && r->rc == FS_OK; n++) {
         const unsigned char *q = memchr(rec + off + 16, r->c->delim,
                                         (size_t)total - off - 16);
         size_t l = (size_t)(q - rec) + 1 - off;
-        int b = (int)((fs_mpi__get64(rec + off) * (uint64_t)r->P) >> 58);
+        uint64_t kp = fs_mpi__get64(rec + off) * (uint64_t)r->P;
+        int b = (int)((kp << (6 * level)) >> 58);
+        k->count[b]++;
         if (k->len[b] + l > BB)
             bucket_flush(r, k, b);
         if (l > BB) {
@@ -581,6 +593,116 @@ static uint64_t count_lines(run *r, uint64_t from, uint64_t to)
     }
     free(b);
     return n;
+}
+
+/* Bytes [off, off + n) of the temporary file fd into dst. */
+static int read_temp(run *r, int fd, uint64_t off, unsigned char *dst,
+                     size_t n, const char *dir)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t m = pread(fd, dst + got, n - got, (off_t)(off + got));
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m <= 0) {
+            fail(r, FS_EIO, "temporary file in '%s': %s", dir,
+                 m < 0 ? strerror(errno) : "short read");
+            return -1;
+        }
+        got += (size_t)m;
+    }
+    return 0;
+}
+
+/* Splits the bucket in bfd (size bytes of whole records) by the key bits
+ * of `level` into k (opened here), reading it in blocks; the bucket's
+ * file is then emptied.  Local. */
+static void split(run *r, int bfd, uint64_t size, unsigned level, buckets *k)
+{
+    size_t cap = r->c->memory / 4 > ((size_t)1 << 16)
+                     ? (size_t)(r->c->memory / 4) : (size_t)1 << 16;
+    unsigned char *b = NULL;
+    buckets_open(r, k);
+    if (r->rc == FS_OK && (b = malloc(cap)) == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    size_t have = 0; /* bytes in b: whole records, then a partial one */
+    for (uint64_t off = 0; r->rc == FS_OK && (off < size || have > 0);) {
+        size_t want = size - off < cap - have ? (size_t)(size - off) : cap - have;
+        if (read_temp(r, bfd, off, b + have, want, k->dir) != 0)
+            break;
+        off += want;
+        have += want;
+        size_t whole = 0; /* the whole records at the start of b */
+        for (;;) {
+            const unsigned char *q = have - whole > 16
+                ? memchr(b + whole + 16, r->c->delim, have - whole - 16) : NULL;
+            if (q == NULL)
+                break;
+            whole = (size_t)(q - b) + 1;
+        }
+        if (whole == 0 && have == cap) { /* a record longer than b */
+            unsigned char *nb = realloc(b, cap * 2);
+            if (nb == NULL) {
+                fail(r, FS_ENOMEM, "memory exhausted (a line of over %zu "
+                     "bytes)", cap);
+                break;
+            }
+            b = nb;
+            cap *= 2;
+            continue;
+        }
+        if (whole == 0 && off == size) { /* cannot happen: whole records */
+            fail(r, FS_EIO, "temporary file in '%s': %s", k->dir,
+                 "a partial record");
+            break;
+        }
+        spill(r, k, b, whole, level);
+        memmove(b, b + whole, have - whole);
+        have -= whole;
+    }
+    free(b);
+    for (int i = 0; i < NB; i++) { /* only the files are needed now */
+        bucket_flush(r, k, i);
+        free(k->buf[i]);
+        k->buf[i] = NULL;
+        r->res->spilled += k->size[i];
+    }
+    if (r->rc == FS_OK && ftruncate(bfd, 0) != 0)
+        fail(r, FS_EIO, "temporary file in '%s': %s", k->dir, strerror(errno));
+}
+
+/* Writes the first `limit` lines (in key order) of the bucket in bfd, of
+ * size bytes and n records at split level `level`: loaded and sorted if it
+ * fits the budget, else split by the next 6 key bits and each part written
+ * in order (a single record, or keys equal to the last bit, that does not
+ * fit is the error of sort_write).  Returns the lines written.  Local. */
+static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
+                      unsigned level, int fd, const char *tmp, uint64_t limit)
+{
+    if (size == 0 || limit == 0 || r->rc != FS_OK)
+        return 0;
+    uint64_t written = 0;
+    if (r->c->memory && size + 24 * n + out_buf_size(r) > r->c->memory &&
+        n > 1 && level < 11) {
+        buckets k;
+        split(r, bfd, size, level, &k);
+        for (int i = 0; i < NB && r->rc == FS_OK && written < limit; i++)
+            written += drain(r, k.fd[i], k.size[i], k.count[i], level + 1,
+                             fd, tmp, limit - written);
+        buckets_close(&k);
+        return written;
+    }
+    unsigned char *rec = malloc((size_t)size);
+    if (rec == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    else if (read_temp(r, bfd, 0, rec, (size_t)size,
+                       r->c->tmpdir ? r->c->tmpdir : "/tmp") == 0)
+        written = sort_write(r, rec, size, fd, tmp,
+                             n == 1 ? "a line this rank received"
+                                    : "a bucket of what this rank received",
+                             limit);
+    free(rec);
+    return written;
 }
 
 /* The share [start, end) in pieces of about a quarter of the budget
@@ -670,7 +792,7 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
         r->res->t_exchange += MPI_Wtime() - t0;
         r->res->received += total - rc[r->rank];
         t0 = MPI_Wtime();
-        nrec += spill(r, &k, recv, total);
+        nrec += spill(r, &k, recv, total, 0);
         r->res->t_spill += MPI_Wtime() - t0;
         free(recv);
         int mine = pos < end;
@@ -683,37 +805,17 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
     uint64_t limit = head_limit(r, nrec);
     for (int i = 0; i < NB; i++)
         bucket_flush(r, &k, i);
+    for (int i = 0; i < NB; i++) {
+        free(k.buf[i]); /* only the files are needed now */
+        k.buf[i] = NULL;
+        r->res->spilled += k.size[i];
+    }
     for (int i = 0; i < NB && r->rc == FS_OK && limit > 0; i++) {
         /* in key order */
-        if (k.size[i] == 0)
-            continue;
-        unsigned char *rec = NULL;
-        if ((rec = malloc((size_t)k.size[i])) == NULL) {
-            fail(r, FS_ENOMEM, "memory exhausted");
-            break;
-        }
-        size_t got = 0;
-        while (got < k.size[i]) {
-            ssize_t m = pread(k.fd[i], rec + got, (size_t)k.size[i] - got, (off_t)got);
-            if (m < 0 && errno == EINTR)
-                continue;
-            if (m <= 0) {
-                fail(r, FS_EIO, "temporary file in '%s': %s", k.dir,
-                     m < 0 ? strerror(errno) : "short read");
-                break;
-            }
-            got += (size_t)m;
-        }
-        if (r->rc == FS_OK)
-            limit -= sort_write(r, rec, k.size[i], fd, tmp,
-                                "a bucket of what this rank received", limit);
-        free(rec);
+        limit -= drain(r, k.fd[i], k.size[i], k.count[i], 1, fd, tmp, limit);
         close(k.fd[i]);
         k.fd[i] = -1;
     }
-    r->res->spilled = 0;
-    for (int i = 0; i < NB; i++)
-        r->res->spilled += k.size[i];
     buckets_close(&k);
 }
 

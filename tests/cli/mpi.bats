@@ -213,13 +213,30 @@ uniformity() {
     [ -z "$(ls tmp)" ]
 }
 
-@test "mpi: a bucket over --memory fails cleanly on every rank" {
+@test "mpi lines: a bucket over --memory is split further (P = 1 and 3, with -n)" {
+    need_mpi
+    seq 1 200000 > in # 4.6 MB of records: top-level buckets of 24-72 KB
+    for p in 1 3; do
+        for args in "" "-n 150000"; do
+            rm -f out.*
+            "$FS_BIN" lines --seed=split $args in > ref
+            mpi "$p" lines --seed=split $args --memory=16K --stats -o out.%d in 2> "stats$p$args"
+            shards "$p" out | cmp - ref
+        done
+        # split: the temporary files took every record (its line and 16
+        # bytes) at least twice: once into a bucket, once into a part
+        awk '{ for (i = 1; i < NF; i++) { if ($i == "in") n += $(i + 1); if ($i == "lines" && $(i - 2) == "in") b += $(i + 1); if ($i == "spilled") s += $(i + 1) } }
+             END { print n, b, s; exit !(n == 200000 && s >= 2 * (b + 16 * n)) }' "stats$p"
+    done
+}
+
+@test "mpi: one line over --memory fails cleanly on every rank" {
     need_mpi
     { seq 1 10000; head -c 300000 /dev/zero | tr '\0' 'L'; echo; } > in # one line of 3 budgets
     run mpi 2 lines --seed=1 --memory=100K -o out.%d in
     [ "$status" -ne 0 ]
-    [[ $output == *"rank "?": a bucket of what this rank received needs about"*"more than --memory=100 KiB"* ]]
-    [[ $output == *"stopped: rank "?" failed: a bucket"* ]]
+    [[ $output == *"rank "?": a line this rank received needs about"*"more than --memory=100 KiB"* ]]
+    [[ $output == *"stopped: rank "?" failed: a line this rank received"* ]]
     [ -z "$(ls | grep out)" ]
 }
 
