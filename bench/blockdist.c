@@ -1,0 +1,491 @@
+/* blockdist.c -- a prototype of a parallel, thread-count-independent
+ * in-place distribution for the bucket shuffle, measured against the
+ * library's (docs/performance.md, "Threads").  Not part of the library.
+ *
+ * The library's distribution (lib/shuffle/bucket.c) is American-flag
+ * cycle leading: one thread, because the order it leaves inside each bucket
+ * depends on the order of its moves.  This prototype makes every phase
+ * parallel while the result stays a fixed function of the input and the
+ * labels:
+ *
+ *   count     per chunk of 2^20 positions: the label counts (as now);
+ *   classify  per chunk, in place: each element goes to its bucket's
+ *             64-element buffer; a full buffer is written back as a block
+ *             at the chunk's front; what is left (the tails, < 64 per
+ *             bucket and chunk) goes to a side store.  The destination of
+ *             every block is fixed now: the k-th block of bucket b (chunks
+ *             in order, blocks in order) goes to the k-th block-aligned slot
+ *             inside b's range, or to b's overflow block if it would cross
+ *             the range's end (at most one per bucket);
+ *   permute   the blocks follow their cycles to their destinations, any
+ *             thread taking any cycle (a state byte per slot, CAS-claimed):
+ *             the destinations are fixed, so the result is the same for
+ *             every schedule;
+ *   cleanup   per bucket: the positions outside its block slots get the
+ *             overflow block, then the tails in chunk order;
+ *   buckets   per bucket: read once, Durstenfeld with batched draws
+ *             (fs_shuffle on the bucket with its own generator).
+ *
+ * Extra memory: the tails (under 1% of the array on average at 256
+ * buckets, 1.5% at most), 6 bytes per block of metadata, 128 KiB of
+ * buffers per thread.
+ *
+ *   make -C bench blockdist BUILD=$PWD/build
+ *   build/bench/blockdist [N [ROUNDS]]      (default 1e8, 5)
+ *
+ * Each round shuffles a fresh iota array with the library (fs_shuffle_threads,
+ * chacha20) and with the prototype, each with 1 and 2 threads, in turn, and
+ * prints ns per 8-byte element and the prototype's phases; the first round
+ * checks that the prototype's result is a permutation with every element
+ * in its label's bucket. */
+
+#include <fairshuf.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NB 256                     /* buckets */
+#define CHUNK ((size_t)1 << 20)    /* positions per label stream */
+#define BS ((size_t)64)            /* elements per block */
+#define NONE UINT32_MAX            /* overflow destination */
+#define MAXT 64
+
+enum { FREE, SOURCE };
+
+typedef struct ctx {
+    uint64_t *a;
+    size_t n, nch, nslots;
+    unsigned char key[32];
+    size_t *cnt;            /* nch x NB */
+    size_t *pre;            /* nch x NB: full blocks of bucket b before chunk c */
+    size_t *tailoff;        /* nch + 1 */
+    uint64_t *tails;
+    uint32_t *dest;         /* per slot: destination slot of its block */
+    unsigned char *tag;     /* per slot: bucket of its block */
+    unsigned char *state;   /* per slot: SOURCE (a block) or FREE */
+    unsigned char *target;  /* per slot: some block's destination */
+    unsigned char *moved;   /* per slot: its block has left */
+    size_t cycles;
+    size_t S[NB + 1], A[NB], F[NB];
+    uint64_t *ovf;          /* NB x BS */
+    int hasovf[NB];
+    unsigned T;
+} ctx;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static const unsigned char zeros[4096];
+
+/* Bytes [off, off + len) of chunk c's label stream: ChaCha20-IETF
+ * keystream, nonce = c, as the library's bucket path. */
+static void labels(const ctx *x, size_t c, size_t off, unsigned char *out,
+                   size_t len)
+{
+    unsigned char nonce[12] = {0};
+    for (int i = 0; i < 8; i++)
+        nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
+    crypto_stream_chacha20_ietf_xor_ic(out, zeros, len, nonce,
+                                       (uint32_t)(off / 64), x->key);
+}
+
+static size_t chunk_len(const ctx *x, size_t c)
+{
+    size_t lo = c * CHUNK;
+    return x->n - lo < CHUNK ? x->n - lo : CHUNK;
+}
+
+static void count_chunk(ctx *x, size_t c, uint64_t *unused)
+{
+    (void)unused;
+    unsigned char lb[4096];
+    uint32_t t[4][256] = {{0}};
+    size_t len = chunk_len(x, c);
+    for (size_t off = 0; off < len; off += sizeof lb) {
+        size_t k = len - off < sizeof lb ? len - off : sizeof lb;
+        labels(x, c, off, lb, (k + 63) & ~(size_t)63);
+        size_t i = 0;
+        for (; i + 4 <= k; i += 4) {
+            t[0][lb[i]]++;
+            t[1][lb[i + 1]]++;
+            t[2][lb[i + 2]]++;
+            t[3][lb[i + 3]]++;
+        }
+        for (; i < k; i++)
+            t[0][lb[i]]++;
+    }
+    for (int v = 0; v < NB; v++)
+        x->cnt[c * NB + v] = (size_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
+}
+
+/* Chunk c: full blocks to its front (with their fixed destinations), the
+ * tails to the side store.  buf: NB * BS elements, 4 KiB aligned. */
+static void classify_chunk(ctx *x, size_t c, uint64_t *buf)
+{
+    unsigned char lb[4096];
+    size_t lo = c * CHUNK, len = chunk_len(x, c), w = lo;
+    uint64_t *wp[NB];
+    size_t k[NB];
+    for (int b = 0; b < NB; b++) {
+        wp[b] = buf + b * BS;
+        k[b] = x->pre[c * NB + b];
+    }
+    for (size_t off = 0; off < len; off += sizeof lb) {
+        size_t m = len - off < sizeof lb ? len - off : sizeof lb;
+        labels(x, c, off, lb, (m + 63) & ~(size_t)63);
+        const uint64_t *src = x->a + lo + off;
+        for (size_t i = 0; i < m; i++) {
+            unsigned l = lb[i];
+            uint64_t *q = wp[l];
+            *q++ = src[i];
+            if (((uintptr_t)q & (BS * 8 - 1)) == 0) {
+                q -= BS;
+                memcpy(x->a + w, q, BS * 8);
+                size_t g = w / BS, d = x->A[l] + k[l]++ * BS;
+                x->tag[g] = (unsigned char)l;
+                x->dest[g] = d + BS <= x->S[l + 1] ? (uint32_t)(d / BS) : NONE;
+                x->state[g] = SOURCE;
+                w += BS;
+            }
+            wp[l] = q;
+        }
+    }
+    for (size_t g = w / BS; g < (lo + len + BS - 1) / BS; g++)
+        x->state[g] = FREE;
+    size_t t = x->tailoff[c];
+    for (int b = 0; b < NB; b++) {
+        size_t m = (size_t)(wp[b] - (buf + b * BS));
+        memcpy(x->tails + t, buf + b * BS, m * 8);
+        t += m;
+    }
+}
+
+/* Prefetches the block at slot w if it is a block still to move; the next
+ * slot of its path (NONE at the end). */
+static uint32_t prefetch_block(const ctx *x, uint32_t w)
+{
+    if (w == NONE || x->state[w] != SOURCE)
+        return NONE;
+    const char *p = (const char *)(x->a + (size_t)w * BS);
+    for (size_t q = 0; q < BS * 8; q += 64)
+        __builtin_prefetch(p + q, 1, 3);
+    return x->dest[w];
+}
+
+/* The permutation of blocks is a set of paths and cycles: slot g's block
+ * goes to dest[g]; a path starts at a block slot that is no block's
+ * destination and ends at a slot that held no block (a tail slot) or at
+ * an overflow block; a cycle has only block slots.  Every slot is on one
+ * path or cycle, so threads that take different paths never meet: no
+ * locks or atomics, and the result is the same for every schedule.
+ * Moves the blocks along the path or cycle that starts at g. */
+static void follow(ctx *x, size_t g, uint64_t *carry, uint64_t *tmp)
+{
+    memcpy(carry, x->a + g * BS, BS * 8);
+    x->moved[g] = 1;
+    uint32_t d = x->dest[g];
+    unsigned l = x->tag[g];
+    /* a walker AHEAD steps down the path prefetches the blocks to come
+     * (the path is known from the metadata alone) */
+    enum { AHEAD = 8 };
+    uint32_t w = d;
+    for (int j = 0; j < AHEAD; j++)
+        w = prefetch_block(x, w);
+    for (;;) {
+        if (d == NONE) {
+            memcpy(x->ovf + l * BS, carry, BS * 8);
+            x->hasovf[l] = 1;
+            return;
+        }
+        uint64_t *o = x->a + (size_t)d * BS;
+        if (x->state[d] != SOURCE || x->moved[d]) {
+            /* a tail slot (path) or the cycle's start, emptied */
+            memcpy(o, carry, BS * 8);
+            return;
+        }
+        w = prefetch_block(x, w);
+        memcpy(tmp, o, BS * 8);
+        memcpy(o, carry, BS * 8);
+        x->moved[d] = 1;
+        l = x->tag[d];
+        uint64_t *sw = carry;
+        carry = tmp;
+        tmp = sw;
+        d = x->dest[d];
+    }
+}
+
+typedef struct part {
+    ctx *x;
+    int phase;
+    size_t lo, hi;
+    uint64_t *buf;
+} part;
+
+enum { COUNT, CLASSIFY, TARGETS, PATHS, CLEANUP, BUCKETS };
+
+static void cleanup_bucket(ctx *x, size_t b)
+{
+    size_t S0 = x->S[b], S1 = x->S[b + 1];
+    size_t e1 = x->A[b] < S1 ? x->A[b] : S1;
+    size_t p2 = x->A[b] + x->F[b] * BS;
+    if (p2 < e1)
+        p2 = e1;
+    size_t p = S0, e = e1;
+#define PUT(v)                                                              \
+    do {                                                                    \
+        if (p == e) {                                                       \
+            p = p2;                                                         \
+            e = S1;                                                         \
+        }                                                                   \
+        x->a[p++] = (v);                                                    \
+    } while (0)
+    if (x->hasovf[b])
+        for (size_t i = 0; i < BS; i++)
+            PUT(x->ovf[b * BS + i]);
+    for (size_t c = 0; c < x->nch; c++) {
+        size_t o = x->tailoff[c];
+        for (size_t bb = 0; bb < b; bb++)
+            o += x->cnt[c * NB + bb] % BS;
+        size_t m = x->cnt[c * NB + b] % BS;
+        for (size_t i = 0; i < m; i++)
+            PUT(x->tails[o + i]);
+    }
+#undef PUT
+}
+
+static void shuffle_bucket(ctx *x, size_t b)
+{
+    size_t lo = x->S[b], m = x->S[b + 1] - lo;
+    char seed[32];
+    snprintf(seed, sizeof seed, "bucket-%zu", b);
+    fs_rng *r;
+    if (fs_rng_new(&r, "chacha20", seed) != FS_OK)
+        abort();
+    const unsigned char *q = (const unsigned char *)(x->a + lo);
+    unsigned acc = 0;
+    for (size_t i = 0; i < m * 8; i += 64)
+        acc += q[i];
+    __asm__ volatile("" : : "r"(acc));
+    fs_shuffle(x->a + lo, m, 8, r);
+    fs_rng_free(r);
+}
+
+static void *work(void *arg)
+{
+    part *p = arg;
+    ctx *x = p->x;
+    static _Thread_local uint64_t cb[2][BS];
+    for (size_t i = p->lo; i < p->hi; i++) {
+        switch (p->phase) {
+        case COUNT:
+            count_chunk(x, i, p->buf);
+            break;
+        case CLASSIFY:
+            classify_chunk(x, i, p->buf);
+            break;
+        case TARGETS:
+            if (x->state[i] == SOURCE && x->dest[i] != NONE)
+                x->target[x->dest[i]] = 1;
+            break;
+        case PATHS:
+            if (x->state[i] == SOURCE && !x->target[i])
+                follow(x, i, cb[0], cb[1]);
+            break;
+        case CLEANUP:
+            cleanup_bucket(x, i);
+            break;
+        default:
+            shuffle_bucket(x, i);
+        }
+    }
+    return NULL;
+}
+
+static void phase(ctx *x, int ph, size_t items, uint64_t **bufs)
+{
+    part ps[MAXT];
+    pthread_t tid[MAXT];
+    unsigned T = x->T;
+    for (unsigned t = 0; t < T; t++)
+        ps[t] = (part){x, ph, items * t / T, items * (t + 1) / T, bufs[t]};
+    for (unsigned t = 1; t < T; t++)
+        if (pthread_create(&tid[t], NULL, work, &ps[t]) != 0)
+            abort();
+    work(&ps[0]);
+    for (unsigned t = 1; t < T; t++)
+        pthread_join(tid[t], NULL);
+}
+
+/* The prototype shuffle; ph[5] gets the phase times in ns. */
+static void blockdist(ctx *x, double ph[5], uint64_t **bufs)
+{
+    double t0 = now();
+    phase(x, COUNT, x->nch, bufs);
+    size_t pos = 0, tpos = 0;
+    for (int b = 0; b < NB; b++) {
+        x->S[b] = pos;
+        x->A[b] = (pos + BS - 1) / BS * BS;
+        size_t fb = 0;
+        for (size_t c = 0; c < x->nch; c++) {
+            x->pre[c * NB + b] = fb;
+            fb += x->cnt[c * NB + b] / BS;
+            pos += x->cnt[c * NB + b];
+        }
+        size_t room = x->A[b] < pos ? (pos - x->A[b]) / BS : 0;
+        x->F[b] = fb < room ? fb : room;
+        x->hasovf[b] = 0;
+    }
+    x->S[NB] = pos;
+    for (size_t c = 0; c < x->nch; c++) {
+        x->tailoff[c] = tpos;
+        for (int b = 0; b < NB; b++)
+            tpos += x->cnt[c * NB + b] % BS;
+    }
+    x->tailoff[x->nch] = tpos;
+    double t1 = now();
+    phase(x, CLASSIFY, x->nch, bufs);
+    double t2 = now();
+    memset(x->target, 0, x->nslots);
+    memset(x->moved, 0, x->nslots);
+    phase(x, TARGETS, x->nslots, bufs);
+    phase(x, PATHS, x->nslots, bufs);
+    /* what is left are cycles (few and short: tail slots end most
+     * paths); one thread */
+    for (size_t g = 0; g < x->nslots; g++)
+        if (x->state[g] == SOURCE && !x->moved[g]) {
+            uint64_t cb[2][BS];
+            follow(x, g, cb[0], cb[1]);
+            x->cycles++;
+        }
+    double t3 = now();
+    phase(x, CLEANUP, NB, bufs);
+    double t4 = now();
+    phase(x, BUCKETS, NB, bufs);
+    double t5 = now();
+    ph[0] = t1 - t0;
+    ph[1] = t2 - t1;
+    ph[2] = t3 - t2;
+    ph[3] = t4 - t3;
+    ph[4] = t5 - t4;
+}
+
+static int check(const ctx *x)
+{
+    unsigned char *seen = calloc(x->n, 1), *lab = malloc(x->n + 4096);
+    if (seen == NULL || lab == NULL)
+        return -1;
+    for (size_t c = 0; c < x->nch; c++)
+        for (size_t off = 0; off < chunk_len(x, c); off += 4096)
+            labels(x, c, off, lab + c * CHUNK + off, 4096);
+    int ok = 1;
+    for (size_t b = 0; b < NB && ok; b++)
+        for (size_t i = x->S[b]; i < x->S[b + 1]; i++) {
+            uint64_t v = x->a[i];
+            if (v >= x->n || seen[v] || lab[v] != b) {
+                ok = 0;
+                break;
+            }
+            seen[v] = 1;
+        }
+    free(seen);
+    free(lab);
+    return ok;
+}
+
+static int cmpd(const void *p, const void *q)
+{
+    double a = *(const double *)p, b = *(const double *)q;
+    return (a > b) - (a < b);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? (size_t)strtod(argv[1], NULL) : (size_t)1e8;
+    int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    if (n < CHUNK || rounds < 1 || rounds > 99 || sodium_init() < 0) {
+        fprintf(stderr, "usage: blockdist [N >= 2^20 [ROUNDS 1..99]]\n");
+        return 2;
+    }
+    ctx x = {.n = n};
+    x.nch = (n + CHUNK - 1) / CHUNK;
+    x.nslots = (n + BS - 1) / BS;
+    x.a = malloc(n * 8);
+    x.cnt = calloc(x.nch * NB, sizeof *x.cnt);
+    x.pre = calloc(x.nch * NB, sizeof *x.pre);
+    x.tailoff = calloc(x.nch + 1, sizeof *x.tailoff);
+    x.tails = malloc(x.nch * NB * BS * 8);
+    x.dest = malloc(x.nslots * sizeof *x.dest);
+    x.tag = malloc(x.nslots);
+    x.state = malloc(x.nslots);
+    x.target = malloc(x.nslots);
+    x.moved = malloc(x.nslots);
+    x.ovf = malloc(NB * BS * 8);
+    uint64_t *bufs[MAXT];
+    for (int t = 0; t < 2; t++)
+        bufs[t] = aligned_alloc(4096, NB * BS * 8);
+    fs_rng *r;
+    if (x.a == NULL || x.cnt == NULL || x.pre == NULL || x.tailoff == NULL ||
+        x.tails == NULL || x.dest == NULL || x.tag == NULL ||
+        x.state == NULL || x.target == NULL || x.moved == NULL ||
+        x.ovf == NULL || bufs[0] == NULL ||
+        bufs[1] == NULL || fs_rng_new(&r, "chacha20", "blockdist") != FS_OK) {
+        fprintf(stderr, "blockdist: out of memory\n");
+        return 1;
+    }
+    randombytes_buf(x.key, sizeof x.key);
+    double lib[2][99], blk[2][99], phs[2][5][99];
+    for (int k = 0; k < rounds; k++) {
+        for (unsigned T = 1; T <= 2; T++) {
+            for (size_t i = 0; i < n; i++)
+                x.a[i] = i;
+            double t0 = now();
+            fs_shuffle_threads(x.a, n, 8, T, r);
+            lib[T - 1][k] = (now() - t0) / (double)n;
+            for (size_t i = 0; i < n; i++)
+                x.a[i] = i;
+            x.T = T;
+            double ph[5];
+            t0 = now();
+            blockdist(&x, ph, bufs);
+            blk[T - 1][k] = (now() - t0) / (double)n;
+            for (int j = 0; j < 5; j++)
+                phs[T - 1][j][k] = ph[j] / (double)n;
+            if (k == 0 && !check(&x)) {
+                fprintf(stderr, "blockdist: WRONG result (T=%u)\n", T);
+                return 1;
+            }
+        }
+    }
+    printf("n = %zu, %d rounds, ns per element, median (min-max); "
+           "tails %.2f%% of n\n", n, rounds,
+           100.0 * (double)x.tailoff[x.nch] / (double)n);
+    const char *pn[5] = {"count", "classify", "permute", "cleanup", "buckets"};
+    for (int T = 0; T < 2; T++) {
+        qsort(lib[T], (size_t)rounds, sizeof(double), cmpd);
+        qsort(blk[T], (size_t)rounds, sizeof(double), cmpd);
+        printf("T=%d  library %.2f (%.2f-%.2f)  prototype %.2f (%.2f-%.2f)  "
+               "ratio of medians %.2f\n     phases:", T + 1,
+               lib[T][rounds / 2], lib[T][0], lib[T][rounds - 1],
+               blk[T][rounds / 2], blk[T][0], blk[T][rounds - 1],
+               blk[T][rounds / 2] / lib[T][rounds / 2]);
+        for (int j = 0; j < 5; j++) {
+            qsort(phs[T][j], (size_t)rounds, sizeof(double), cmpd);
+            printf(" %s %.2f", pn[j], phs[T][j][rounds / 2]);
+        }
+        printf("\n");
+    }
+    printf("cycles left to one thread: %.1f per shuffle\n",
+           (double)x.cycles / (2.0 * rounds));
+    printf("result checked: a permutation, every element in its label's "
+           "bucket\n");
+    return 0;
+}
