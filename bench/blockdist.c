@@ -17,28 +17,31 @@
  *             in order, blocks in order) goes to the k-th block-aligned slot
  *             inside b's range, or to b's overflow block if it would cross
  *             the range's end (at most one per bucket);
- *   permute   the blocks follow their cycles to their destinations, any
- *             thread taking any cycle (a state byte per slot, CAS-claimed):
- *             the destinations are fixed, so the result is the same for
- *             every schedule;
+ *   permute   the block moves form paths and cycles, each path done
+ *             backwards from its end (pull(), below); threads take
+ *             different path ends and never meet: no locks or atomics,
+ *             and the result is the same for every schedule;
  *   cleanup   per bucket: the positions outside its block slots get the
  *             overflow block, then the tails in chunk order;
  *   buckets   per bucket: read once, Durstenfeld with batched draws
  *             (fs_shuffle on the bucket with its own generator).
  *
  * Extra memory: the tails (under 1% of the array on average at 256
- * buckets, 1.5% at most), 6 bytes per block of metadata, 128 KiB of
- * buffers per thread.
+ * buckets, 1.5% at most), 4 bytes per 64-element block (0.8% of an array
+ * of 8-byte elements), 128 KiB of buffers per thread.
  *
  *   make -C bench blockdist BUILD=$PWD/build
- *   build/bench/blockdist [N [ROUNDS]]      (default 1e8, 5)
+ *   build/bench/blockdist [N [ROUNDS [both|library|prototype]]]
+ *                                       (default 1e8 5 both)
  *
  * Each round shuffles a fresh iota array with the library (fs_shuffle_threads,
  * chacha20) and with the prototype, each with 1 and 2 threads, in turn, and
- * prints ns per 8-byte element and the prototype's phases; the first round
- * checks that the prototype's result is a permutation with every element
- * in its label's bucket. */
+ * prints ns per 8-byte element and the prototype's phases; with both, the
+ * first round checks that the prototype's result is a permutation with
+ * every element in its label's bucket.  `library` or `prototype` alone
+ * gives that one's peak RSS. */
 
+#include <emmintrin.h>
 #include <fairshuf.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -46,15 +49,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define NB 256                     /* buckets */
 #define CHUNK ((size_t)1 << 20)    /* positions per label stream */
 #define BS ((size_t)64)            /* elements per block */
-#define NONE UINT32_MAX            /* overflow destination */
+#define NONE UINT32_MAX            /* no block comes here */
+#define DONE (UINT32_MAX - 1)      /* this slot's block has left */
 #define MAXT 64
-
-enum { FREE, SOURCE };
 
 typedef struct ctx {
     uint64_t *a;
@@ -64,13 +67,13 @@ typedef struct ctx {
     size_t *pre;            /* nch x NB: full blocks of bucket b before chunk c */
     size_t *tailoff;        /* nch + 1 */
     uint64_t *tails;
-    uint32_t *dest;         /* per slot: destination slot of its block */
-    unsigned char *tag;     /* per slot: bucket of its block */
-    unsigned char *state;   /* per slot: SOURCE (a block) or FREE */
-    unsigned char *target;  /* per slot: some block's destination */
-    unsigned char *moved;   /* per slot: its block has left */
+    size_t *full;           /* nch: full blocks of chunk c (its first slots) */
+    uint32_t *inv;          /* per slot: the slot whose block goes here
+                             * (NONE), DONE once its own block has left:
+                             * the only per-block metadata, 4 bytes */
     size_t cycles;
     size_t S[NB + 1], A[NB], F[NB];
+    uint32_t ovfsrc[NB];    /* the block of b that goes to its overflow */
     uint64_t *ovf;          /* NB x BS */
     int hasovf[NB];
     unsigned T;
@@ -95,6 +98,22 @@ static void labels(const ctx *x, size_t c, size_t off, unsigned char *out,
         nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
     crypto_stream_chacha20_ietf_xor_ic(out, zeros, len, nonce,
                                        (uint32_t)(off / 64), x->key);
+}
+
+/* One block, 16 bytes at a time (gcc -O2 makes memcpy of 512 bytes a `rep
+ * movsq`, which cost a third of the classify phase). */
+static inline void copy_block(uint64_t *dst, const uint64_t *src)
+{
+    for (size_t i = 0; i < BS; i += 8) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 2));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 4));
+        __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 6));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), a);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i + 2), b);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i + 4), c);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i + 6), d);
+    }
 }
 
 static size_t chunk_len(const ctx *x, size_t c)
@@ -148,18 +167,17 @@ static void classify_chunk(ctx *x, size_t c, uint64_t *buf)
             *q++ = src[i];
             if (((uintptr_t)q & (BS * 8 - 1)) == 0) {
                 q -= BS;
-                memcpy(x->a + w, q, BS * 8);
+                copy_block(x->a + w, q);
                 size_t g = w / BS, d = x->A[l] + k[l]++ * BS;
-                x->tag[g] = (unsigned char)l;
-                x->dest[g] = d + BS <= x->S[l + 1] ? (uint32_t)(d / BS) : NONE;
-                x->state[g] = SOURCE;
+                if (d + BS <= x->S[l + 1])
+                    x->inv[d / BS] = (uint32_t)g;
+                else
+                    x->ovfsrc[l] = (uint32_t)g; /* one per bucket */
                 w += BS;
             }
             wp[l] = q;
         }
     }
-    for (size_t g = w / BS; g < (lo + len + BS - 1) / BS; g++)
-        x->state[g] = FREE;
     size_t t = x->tailoff[c];
     for (int b = 0; b < NB; b++) {
         size_t m = (size_t)(wp[b] - (buf + b * BS));
@@ -168,59 +186,69 @@ static void classify_chunk(ctx *x, size_t c, uint64_t *buf)
     }
 }
 
-/* Prefetches the block at slot w if it is a block still to move; the next
- * slot of its path (NONE at the end). */
-static uint32_t prefetch_block(const ctx *x, uint32_t w)
+/* The moves of the blocks form paths and cycles: slot g's block goes to
+ * dest[g]; a path ends at a slot that held no block (a tail slot) or at an
+ * overflow block and starts at a block slot that is no block's
+ * destination; a cycle has only block slots.  A path is done backwards,
+ * from its end: fill the end from its source inv[end], then that slot from
+ * its own source, and so on.  Each copy writes the slot read just before
+ * (in cache) and reads a block whose address the metadata gives ahead of
+ * time (prefetched 8 blocks ahead).  Every slot is on one path or cycle,
+ * so threads that take different path ends never meet: no locks or
+ * atomics, and the result is the same for every schedule.
+ *
+ * Fills dst (a free slot or an overflow block) from slot s and on down the
+ * path. */
+static void pull(ctx *x, uint64_t *dst, uint32_t s)
 {
-    if (w == NONE || x->state[w] != SOURCE)
-        return NONE;
-    const char *p = (const char *)(x->a + (size_t)w * BS);
-    for (size_t q = 0; q < BS * 8; q += 64)
-        __builtin_prefetch(p + q, 1, 3);
-    return x->dest[w];
+    enum { AHEAD = 8 };
+    uint32_t w = s;
+    for (int j = 0; j < AHEAD + 1 && w < DONE; j++) {
+        const char *p = (const char *)(x->a + (size_t)w * BS);
+        for (size_t q = 0; q < BS * 8; q += 64)
+            __builtin_prefetch(p + q, 0, 3);
+        w = x->inv[w];
+    }
+    while (s < DONE) {
+        if (w < DONE) {
+            const char *p = (const char *)(x->a + (size_t)w * BS);
+            for (size_t q = 0; q < BS * 8; q += 64)
+                __builtin_prefetch(p + q, 0, 3);
+            w = x->inv[w];
+        }
+        uint64_t *src = x->a + (size_t)s * BS;
+        copy_block(dst, src);
+        dst = src;
+        uint32_t next = x->inv[s];
+        x->inv[s] = DONE;
+        s = next;
+    }
 }
 
-/* The permutation of blocks is a set of paths and cycles: slot g's block
- * goes to dest[g]; a path starts at a block slot that is no block's
- * destination and ends at a slot that held no block (a tail slot) or at
- * an overflow block; a cycle has only block slots.  Every slot is on one
- * path or cycle, so threads that take different paths never meet: no
- * locks or atomics, and the result is the same for every schedule.
- * Moves the blocks along the path or cycle that starts at g. */
-static void follow(ctx *x, size_t g, uint64_t *carry, uint64_t *tmp)
+/* Is slot g one of its chunk's full blocks (classify puts them first)? */
+static int is_block(const ctx *x, size_t g)
 {
-    memcpy(carry, x->a + g * BS, BS * 8);
-    x->moved[g] = 1;
-    uint32_t d = x->dest[g];
-    unsigned l = x->tag[g];
-    /* a walker AHEAD steps down the path prefetches the blocks to come
-     * (the path is known from the metadata alone) */
-    enum { AHEAD = 8 };
-    uint32_t w = d;
-    for (int j = 0; j < AHEAD; j++)
-        w = prefetch_block(x, w);
-    for (;;) {
-        if (d == NONE) {
-            memcpy(x->ovf + l * BS, carry, BS * 8);
-            x->hasovf[l] = 1;
-            return;
-        }
-        uint64_t *o = x->a + (size_t)d * BS;
-        if (x->state[d] != SOURCE || x->moved[d]) {
-            /* a tail slot (path) or the cycle's start, emptied */
-            memcpy(o, carry, BS * 8);
-            return;
-        }
-        w = prefetch_block(x, w);
-        memcpy(tmp, o, BS * 8);
-        memcpy(o, carry, BS * 8);
-        x->moved[d] = 1;
-        l = x->tag[d];
-        uint64_t *sw = carry;
-        carry = tmp;
-        tmp = sw;
-        d = x->dest[d];
+    size_t c = g * BS / CHUNK;
+    return g - c * (CHUNK / BS) < x->full[c];
+}
+
+/* A cycle through block slot c (one thread, after the paths). */
+static void rotate(ctx *x, size_t c)
+{
+    uint64_t save[BS];
+    memcpy(save, x->a + c * BS, BS * 8);
+    uint64_t *dst = x->a + c * BS;
+    uint32_t s = x->inv[c];
+    x->inv[c] = DONE;
+    while (s != c) {
+        uint64_t *src = x->a + (size_t)s * BS;
+        copy_block(dst, src);
+        dst = src;
+        uint32_t next = x->inv[s];
+        x->inv[s] = DONE;
+        s = next;
     }
+    memcpy(dst, save, BS * 8);
 }
 
 typedef struct part {
@@ -230,7 +258,7 @@ typedef struct part {
     uint64_t *buf;
 } part;
 
-enum { COUNT, CLASSIFY, TARGETS, PATHS, CLEANUP, BUCKETS };
+enum { COUNT, CLASSIFY, PATHS, OVERFLOWS, CLEANUP, BUCKETS };
 
 static void cleanup_bucket(ctx *x, size_t b)
 {
@@ -283,7 +311,6 @@ static void *work(void *arg)
 {
     part *p = arg;
     ctx *x = p->x;
-    static _Thread_local uint64_t cb[2][BS];
     for (size_t i = p->lo; i < p->hi; i++) {
         switch (p->phase) {
         case COUNT:
@@ -292,13 +319,17 @@ static void *work(void *arg)
         case CLASSIFY:
             classify_chunk(x, i, p->buf);
             break;
-        case TARGETS:
-            if (x->state[i] == SOURCE && x->dest[i] != NONE)
-                x->target[x->dest[i]] = 1;
-            break;
         case PATHS:
-            if (x->state[i] == SOURCE && !x->target[i])
-                follow(x, i, cb[0], cb[1]);
+            /* path ends: a slot that held no block but receives one */
+            if (!is_block(x, i) && x->inv[i] != NONE)
+                pull(x, x->a + i * BS, x->inv[i]);
+            break;
+        case OVERFLOWS:
+            /* the other path ends: bucket i's overflow block */
+            if (x->ovfsrc[i] != NONE) {
+                x->hasovf[i] = 1;
+                pull(x, x->ovf + i * BS, x->ovfsrc[i]);
+            }
             break;
         case CLEANUP:
             cleanup_bucket(x, i);
@@ -343,27 +374,29 @@ static void blockdist(ctx *x, double ph[5], uint64_t **bufs)
         size_t room = x->A[b] < pos ? (pos - x->A[b]) / BS : 0;
         x->F[b] = fb < room ? fb : room;
         x->hasovf[b] = 0;
+        x->ovfsrc[b] = NONE;
     }
     x->S[NB] = pos;
     for (size_t c = 0; c < x->nch; c++) {
         x->tailoff[c] = tpos;
-        for (int b = 0; b < NB; b++)
+        x->full[c] = 0;
+        for (int b = 0; b < NB; b++) {
             tpos += x->cnt[c * NB + b] % BS;
+            x->full[c] += x->cnt[c * NB + b] / BS;
+        }
     }
     x->tailoff[x->nch] = tpos;
+    memset(x->inv, 0xff, x->nslots * sizeof *x->inv); /* NONE */
     double t1 = now();
     phase(x, CLASSIFY, x->nch, bufs);
     double t2 = now();
-    memset(x->target, 0, x->nslots);
-    memset(x->moved, 0, x->nslots);
-    phase(x, TARGETS, x->nslots, bufs);
     phase(x, PATHS, x->nslots, bufs);
-    /* what is left are cycles (few and short: tail slots end most
-     * paths); one thread */
+    phase(x, OVERFLOWS, NB, bufs);
+    /* what is left are cycles (few: tail slots end most paths); one
+     * thread */
     for (size_t g = 0; g < x->nslots; g++)
-        if (x->state[g] == SOURCE && !x->moved[g]) {
-            uint64_t cb[2][BS];
-            follow(x, g, cb[0], cb[1]);
+        if (x->inv[g] != DONE && is_block(x, g)) {
+            rotate(x, g);
             x->cycles++;
         }
     double t3 = now();
@@ -411,8 +444,14 @@ int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? (size_t)strtod(argv[1], NULL) : (size_t)1e8;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
-    if (n < CHUNK || rounds < 1 || rounds > 99 || sodium_init() < 0) {
-        fprintf(stderr, "usage: blockdist [N >= 2^20 [ROUNDS 1..99]]\n");
+    const char *which = argc > 3 ? argv[3] : "both";
+    int run_lib = strcmp(which, "prototype") != 0;
+    int run_blk = strcmp(which, "library") != 0;
+    if (n < CHUNK || rounds < 1 || rounds > 99 || sodium_init() < 0 ||
+        (!run_lib && !run_blk) ||
+        (strcmp(which, "both") != 0 && run_lib && run_blk)) {
+        fprintf(stderr, "usage: blockdist [N >= 2^20 [ROUNDS 1..99 "
+                        "[both|library|prototype]]]\n");
         return 2;
     }
     ctx x = {.n = n};
@@ -422,36 +461,36 @@ int main(int argc, char **argv)
     x.cnt = calloc(x.nch * NB, sizeof *x.cnt);
     x.pre = calloc(x.nch * NB, sizeof *x.pre);
     x.tailoff = calloc(x.nch + 1, sizeof *x.tailoff);
-    x.tails = malloc(x.nch * NB * BS * 8);
-    x.dest = malloc(x.nslots * sizeof *x.dest);
-    x.tag = malloc(x.nslots);
-    x.state = malloc(x.nslots);
-    x.target = malloc(x.nslots);
-    x.moved = malloc(x.nslots);
+    x.tails = malloc(x.nch * NB * BS * 8); /* the worst case; pages
+                                            * only touched as used */
+    x.full = calloc(x.nch, sizeof *x.full);
+    x.inv = malloc(x.nslots * sizeof *x.inv);
     x.ovf = malloc(NB * BS * 8);
     uint64_t *bufs[MAXT];
     for (int t = 0; t < 2; t++)
         bufs[t] = aligned_alloc(4096, NB * BS * 8);
     fs_rng *r;
     if (x.a == NULL || x.cnt == NULL || x.pre == NULL || x.tailoff == NULL ||
-        x.tails == NULL || x.dest == NULL || x.tag == NULL ||
-        x.state == NULL || x.target == NULL || x.moved == NULL ||
-        x.ovf == NULL || bufs[0] == NULL ||
+        x.tails == NULL || x.full == NULL || x.inv == NULL || x.ovf == NULL || bufs[0] == NULL ||
         bufs[1] == NULL || fs_rng_new(&r, "chacha20", "blockdist") != FS_OK) {
         fprintf(stderr, "blockdist: out of memory\n");
         return 1;
     }
     randombytes_buf(x.key, sizeof x.key);
-    double lib[2][99], blk[2][99], phs[2][5][99];
+    double lib[2][99] = {{0}}, blk[2][99] = {{0}}, phs[2][5][99] = {{{0}}};
     for (int k = 0; k < rounds; k++) {
         for (unsigned T = 1; T <= 2; T++) {
             for (size_t i = 0; i < n; i++)
                 x.a[i] = i;
             double t0 = now();
-            fs_shuffle_threads(x.a, n, 8, T, r);
-            lib[T - 1][k] = (now() - t0) / (double)n;
-            for (size_t i = 0; i < n; i++)
-                x.a[i] = i;
+            if (run_lib) {
+                fs_shuffle_threads(x.a, n, 8, T, r);
+                lib[T - 1][k] = (now() - t0) / (double)n;
+                for (size_t i = 0; i < n; i++)
+                    x.a[i] = i;
+            }
+            if (!run_blk)
+                continue;
             x.T = T;
             double ph[5];
             t0 = now();
@@ -459,7 +498,7 @@ int main(int argc, char **argv)
             blk[T - 1][k] = (now() - t0) / (double)n;
             for (int j = 0; j < 5; j++)
                 phs[T - 1][j][k] = ph[j] / (double)n;
-            if (k == 0 && !check(&x)) {
+            if (k == 0 && run_lib && !check(&x)) {
                 fprintf(stderr, "blockdist: WRONG result (T=%u)\n", T);
                 return 1;
             }
@@ -485,7 +524,12 @@ int main(int argc, char **argv)
     }
     printf("cycles left to one thread: %.1f per shuffle\n",
            (double)x.cycles / (2.0 * rounds));
-    printf("result checked: a permutation, every element in its label's "
-           "bucket\n");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS %.3f x the array (%s)\n",
+           (double)ru.ru_maxrss * 1024.0 / (double)(n * 8), which);
+    if (run_lib && run_blk)
+        printf("result checked: a permutation, every element in its "
+               "label's bucket\n");
     return 0;
 }
