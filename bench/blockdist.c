@@ -187,7 +187,8 @@ static void classify_chunk(ctx *x, size_t c, uint64_t *buf)
 }
 
 /* The moves of the blocks form paths and cycles: slot g's block goes to
- * dest[g]; a path ends at a slot that held no block (a tail slot) or at an
+ * its destination (fixed by classify; inv[] holds the reverse map); a path
+ * ends at a slot that held no block (a tail slot) or at an
  * overflow block and starts at a block slot that is no block's
  * destination; a cycle has only block slots.  A path is done backwards,
  * from its end: fill the end from its source inv[end], then that slot from
