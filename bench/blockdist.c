@@ -639,5 +639,16 @@ int main(int argc, char **argv)
                "label's bucket%s\n",
                n <= 20000000 ? "; the arrangement before the bucket "
                                "shuffles as defined" : "");
+    fs_rng_free(r);
+    for (int t = 0; t < 2; t++)
+        free(bufs[t]);
+    free(x.a);
+    free(x.cnt);
+    free(x.pre);
+    free(x.tails);
+    free(x.tag);
+    free(x.full);
+    free(x.inv);
+    free(x.ovf);
     return 0;
 }
