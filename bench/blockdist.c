@@ -46,7 +46,9 @@
  * (check_arrangement(), from the definition alone).  `library` or
  * `prototype` alone gives that one's peak RSS. */
 
+#if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 #include <fairshuf.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -111,6 +113,7 @@ static void labels(const ctx *x, size_t c, size_t off, unsigned char *out,
  * movsq`, which cost a third of the classify phase). */
 static inline void copy_block(uint64_t *dst, const uint64_t *src)
 {
+#if defined(__SSE2__)
     for (size_t i = 0; i < BS; i += 8) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 2));
@@ -121,6 +124,9 @@ static inline void copy_block(uint64_t *dst, const uint64_t *src)
         _mm_storeu_si128((__m128i *)(void *)(dst + i + 4), c);
         _mm_storeu_si128((__m128i *)(void *)(dst + i + 6), d);
     }
+#else
+    memcpy(dst, src, BS * 8);
+#endif
 }
 
 static size_t chunk_len(const ctx *x, size_t c)
