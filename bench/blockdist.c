@@ -194,7 +194,7 @@ static void dest_chunk(ctx *x, size_t c)
 }
 
 /* The moves of the blocks form paths and cycles: slot g's block goes to
- * its destination (fixed by classify; inv[] holds the reverse map); a path
+ * its destination (fixed by dest_chunk(); inv[] holds the reverse map); a path
  * ends at a slot that held no block (a tail slot) or at an
  * overflow block and starts at a block slot that is no block's
  * destination; a cycle has only block slots.  A path is done backwards,
@@ -206,19 +206,20 @@ static void dest_chunk(ctx *x, size_t c)
  * atomics, and the result is the same for every schedule.
  *
  * Fills dst (a free slot or an overflow block) from slot s and on down the
- * path. */
-static void pull(ctx *x, uint64_t *dst, uint32_t s)
+ * path, to its start or to slot `stop` (a cycle's first slot); returns the
+ * last slot emptied. */
+static uint64_t *pull(ctx *x, uint64_t *dst, uint32_t s, uint32_t stop)
 {
     enum { AHEAD = 8 };
     uint32_t w = s;
-    for (int j = 0; j < AHEAD + 1 && w < DONE; j++) {
+    for (int j = 0; j < AHEAD + 1 && w < DONE && w != stop; j++) {
         const char *p = (const char *)(x->a + (size_t)w * BS);
         for (size_t q = 0; q < BS * 8; q += 64)
             __builtin_prefetch(p + q, 0, 3);
         w = x->inv[w];
     }
-    while (s < DONE) {
-        if (w < DONE) {
+    while (s < DONE && s != stop) {
+        if (w < DONE && w != stop) {
             const char *p = (const char *)(x->a + (size_t)w * BS);
             for (size_t q = 0; q < BS * 8; q += 64)
                 __builtin_prefetch(p + q, 0, 3);
@@ -231,6 +232,7 @@ static void pull(ctx *x, uint64_t *dst, uint32_t s)
         x->inv[s] = DONE;
         s = next;
     }
+    return dst;
 }
 
 /* Is slot g one of its chunk's full blocks (classify puts them first)? */
@@ -240,23 +242,16 @@ static int is_block(const ctx *x, size_t g)
     return g - c * (CHUNK / BS) < x->full[c];
 }
 
-/* A cycle through block slot c (one thread, after the paths). */
+/* A cycle through block slot c (one thread, after the paths): c's block
+ * saved, the cycle pulled round to c, the saved block into the last slot
+ * emptied. */
 static void rotate(ctx *x, size_t c)
 {
     uint64_t save[BS];
     memcpy(save, x->a + c * BS, BS * 8);
-    uint64_t *dst = x->a + c * BS;
-    uint32_t s = x->inv[c];
+    uint32_t first = x->inv[c];
     x->inv[c] = DONE;
-    while (s != c) {
-        uint64_t *src = x->a + (size_t)s * BS;
-        copy_block(dst, src);
-        dst = src;
-        uint32_t next = x->inv[s];
-        x->inv[s] = DONE;
-        s = next;
-    }
-    memcpy(dst, save, BS * 8);
+    memcpy(pull(x, x->a + c * BS, first, (uint32_t)c), save, BS * 8);
 }
 
 typedef struct part {
@@ -330,13 +325,13 @@ static void *work(void *arg)
         case PATHS:
             /* path ends: a slot that held no block but receives one */
             if (!is_block(x, i) && x->inv[i] != NONE)
-                pull(x, x->a + i * BS, x->inv[i]);
+                pull(x, x->a + i * BS, x->inv[i], NONE);
             break;
         case OVERFLOWS:
             /* the other path ends: bucket i's overflow block */
             if (x->ovfsrc[i] != NONE) {
                 x->hasovf[i] = 1;
-                pull(x, x->ovf + i * BS, x->ovfsrc[i]);
+                pull(x, x->ovf + i * BS, x->ovfsrc[i], NONE);
             }
             break;
         case CLEANUP:
