@@ -94,9 +94,20 @@ typedef struct plan {
     int crypto;
     unsigned char key[32];
     uint64_t lkey;       /* key word 1: the SplitMix64 label streams */
+    /* step 2 */
+    size_t bs, nslots;   /* block length (elements), blocks in the array */
+    size_t tcap;         /* tail room per chunk (elements): B * (bs - 1) */
+    size_t *pre;         /* nchunks x B: blocks of bucket b before chunk c */
+    size_t *full;        /* nchunks: blocks of chunk c (its first slots) */
+    unsigned char *tag;  /* per slot: the bucket of its block */
+    uint32_t *inv;       /* per slot: the slot whose block comes here */
+    unsigned char *tails, *ovf; /* tail store; B overflow blocks */
+    size_t *A, *F;       /* B: first block slot of bucket b, block count */
+    uint32_t *ovfsrc;    /* B: the block of b bound for its overflow */
+    unsigned char **bufs; /* per thread: B * bs * size bytes */
 } plan;
 
-enum { COUNT, BUCKETS };
+enum { CLASSIFY, DEST, PATHS, OVERFLOWS, CLEANUP, BUCKETS };
 
 /* ---- the label streams ---- */
 
@@ -132,212 +143,153 @@ static size_t chunk_len(const plan *p, size_t c)
     return p->n - lo < p->chunk ? p->n - lo : p->chunk;
 }
 
-/* Step 1a for chunk c: count its labels into this chunk's row (no sharing
- * between threads).  The byte values are counted in four interleaved
- * tables (consecutive equal bytes would otherwise wait on each other's
- * increment), then folded into the 2^L buckets. */
-static void count_chunk(plan *p, size_t c)
+/* ---- step 2: the block distribution (stream version 4) ----
+ *
+ * Every phase is divided among threads and its result never depends on
+ * how: the arrangement step 2 leaves is a fixed function of the input and
+ * the labels (docs/stream.md §4).  Blocks are BS elements (512 bytes, or
+ * one element from 512 bytes up); the chunk is a multiple of BS. */
+
+/* Classify chunk c in place: each element goes to its bucket's buffer (BS
+ * elements); a full buffer goes back to the chunk's front as a block (its
+ * bucket in tag[]); what is left at the end (the tails: < BS per bucket)
+ * goes to the chunk's part of the tail store.  Counts the labels on the
+ * way.  buf: B * BS * size bytes. */
+static void classify_chunk(plan *p, size_t c, unsigned char *buf)
 {
-    unsigned char buf[COUNT_BYTES];
-    uint32_t t[4][256] = {{0}};
-    size_t len = chunk_len(p, c);
+    unsigned char lb[COUNT_BYTES];
+    const size_t ES = p->size, BS = p->bs, lo = c * p->chunk;
+    const size_t len = chunk_len(p, c);
+    const unsigned sh = 8 - p->L;
+    size_t fill[256] = {0}, blocks[256] = {0}, w = lo;
     for (size_t off = 0; off < len; off += COUNT_BYTES) {
-        size_t k = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
-        label_bytes(p, c, off, buf, (k + 63) & ~(size_t)63);
-        size_t i = 0;
-        for (; i + 4 <= k; i += 4) {
-            t[0][buf[i]]++;
-            t[1][buf[i + 1]]++;
-            t[2][buf[i + 2]]++;
-            t[3][buf[i + 3]]++;
+        size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
+        label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);
+        const unsigned char *src = p->base + (lo + off) * ES;
+        for (size_t i = 0; i < m; i++) {
+            unsigned l = lb[i] >> sh;
+            unsigned char *d = buf + (l * BS + fill[l]) * ES;
+            memcpy(d, src + i * ES, ES);
+            if (++fill[l] == BS) {
+                memcpy(p->base + w * ES, buf + l * BS * ES, BS * ES);
+                p->tag[w / BS] = (unsigned char)l;
+                blocks[l]++;
+                fill[l] = 0;
+                w += BS;
+            }
         }
-        for (; i < k; i++)
-            t[0][buf[i]]++;
     }
-    sodium_memzero(buf, sizeof buf);
-    size_t *h = p->cnt + c * p->B;
-    unsigned sh = 8 - p->L;
-    for (unsigned v = 0; v < 256; v++)
-        h[v >> sh] += (size_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
+    sodium_memzero(lb, sizeof lb);
+    p->full[c] = (w - lo) / BS;
+    unsigned char *t = p->tails + c * p->tcap * ES;
+    for (size_t b = 0; b < p->B; b++) {
+        memcpy(t, buf + b * BS * ES, fill[b] * ES);
+        t += fill[b] * ES;
+        p->cnt[c * p->B + b] = blocks[b] * BS + fill[b];
+    }
 }
 
-/* A cursor: the labels of consecutive positions from some position on,
- * as the label bytes of CUR_BYTES of a chunk's stream. */
-typedef struct lcur {
-    const unsigned char *p, *e; /* next byte, end of buf */
-    size_t c;                   /* chunk of buf */
-    uint64_t next;              /* stream offset of the byte after buf */
-    unsigned char *buf;         /* CUR_BYTES */
-} lcur;
-
-/* Loads the block of chunk c that starts at offset off (its bytes past
- * the chunk's end, if any, are not labels: e stops there; never so with
- * the production chunk, a multiple of CUR_BYTES). */
-static void cur_load(const plan *p, lcur *u, size_t c, uint64_t off)
+/* The destinations of chunk c's blocks: the k-th block of bucket b (chunks
+ * in order, blocks in order) goes to the k-th block-aligned slot inside
+ * b's range, or, if it would cross the range's end, to b's overflow block
+ * (at most one per bucket). */
+static void dest_chunk(plan *p, size_t c)
 {
-    label_bytes(p, c, off, u->buf, CUR_BYTES);
-    u->c = c;
-    u->next = off + CUR_BYTES;
-    u->p = u->buf;
-    u->e = u->buf + (p->chunk - off < CUR_BYTES ? p->chunk - off : CUR_BYTES);
+    size_t k[256];
+    for (size_t b = 0; b < p->B; b++)
+        k[b] = p->pre[c * p->B + b];
+    size_t g0 = c * (p->chunk / p->bs);
+    for (size_t g = g0; g < g0 + p->full[c]; g++) {
+        unsigned l = p->tag[g];
+        size_t d = p->A[l] + k[l]++ * p->bs;
+        if (d + p->bs <= p->start[l + 1])
+            p->inv[d / p->bs] = (uint32_t)g;
+        else
+            p->ovfsrc[l] = (uint32_t)g;
+    }
 }
 
-/* The cursor at position pos (< n). */
-static void cur_seek(const plan *p, lcur *u, size_t pos)
+/* Slot g's block has left (its slot then filled from inv[g]). */
+#define GONE (UINT32_MAX - 1)
+#define NOBLOCK UINT32_MAX
+
+/* The block moves form paths and cycles: a path ends at a slot that held
+ * no block (or at an overflow block) and starts at a block slot that is no
+ * block's destination; a cycle has only block slots.  A path is done
+ * backwards from its end -- fill the end from its source inv[end], then
+ * that slot from its own source, ... -- so each copy writes the slot read
+ * just before (in cache) and reads a block the metadata names ahead of
+ * time (prefetched).  Every slot is on one path or cycle: threads taking
+ * different path ends never meet, with no locks.  Fills dst from slot s
+ * on down the path, to its start or to slot `stop` (a cycle's first
+ * slot); returns the last slot emptied. */
+static unsigned char *pull(plan *p, unsigned char *dst, uint32_t s,
+                           uint32_t stop)
 {
-    size_t c = pos / p->chunk, o = pos - c * p->chunk;
-    size_t off = o & ~(size_t)(CUR_BYTES - 1);
-    cur_load(p, u, c, off);
-    u->p = u->buf + (o - off);
+    enum { AHEAD = 8 };
+    const size_t BB = p->bs * p->size;
+    uint32_t w = s;
+    for (int j = 0; j < AHEAD + 1 && w < GONE && w != stop; j++) {
+        const unsigned char *q = p->base + (size_t)w * BB;
+        for (size_t o = 0; o < BB; o += 64)
+            __builtin_prefetch(q + o, 0, 3);
+        w = p->inv[w];
+    }
+    while (s < GONE && s != stop) {
+        if (w < GONE && w != stop) {
+            const unsigned char *q = p->base + (size_t)w * BB;
+            for (size_t o = 0; o < BB; o += 64)
+                __builtin_prefetch(q + o, 0, 3);
+            w = p->inv[w];
+        }
+        unsigned char *src = p->base + (size_t)s * BB;
+        memcpy(dst, src, BB);
+        dst = src;
+        uint32_t next = p->inv[s];
+        p->inv[s] = GONE;
+        s = next;
+    }
+    return dst;
 }
 
-/* The cursor has used its block: the next one (of the next chunk at the
- * chunk's end; never past the array's last position, which is not read
- * beyond). */
-__attribute__((noinline)) static void cur_refill(const plan *p, lcur *u)
+/* Is slot g one of its chunk's blocks (classify puts them first)? */
+static int is_block(const plan *p, size_t g)
 {
-    if (u->next >= p->chunk)
-        cur_load(p, u, u->c + 1, 0);
-    else
-        cur_load(p, u, u->c, u->next);
+    size_t per = p->chunk / p->bs, c = g / per;
+    return g - c * per < p->full[c];
 }
 
-/* The label at the cursor; the cursor moves to the next position. */
-static inline unsigned cur_take(const plan *p, lcur *u, unsigned sh)
+/* The positions of bucket b outside its block slots, in increasing order,
+ * get the overflow block, then the tails of chunks 0, 1, ... */
+static void cleanup_bucket(plan *p, size_t b)
 {
-    if (FS_UNLIKELY(u->p == u->e))
-        cur_refill(p, u);
-    return (unsigned)(*u->p++ >> sh);
-}
-
-/* ---- step 2: in-place distribution ---- */
-
-/* Buckets are completed in order b = 0, 1, ..., B-1.  For bucket b,
- * FS_BUCKET_SLOTS "holes" are opened at its head (positions whose label is
- * already b are skipped: they stay).  Each slot carries one element and
- * its label.  Round after round, slot s = 0..SLOTS-1 in turn takes one
- * step: if its element belongs to b it is dropped into the slot's hole and
- * the slot opens the next hole of b (or closes, when b has none left);
- * otherwise it is swapped with the element at the write head of its
- * bucket l, and head[l] advances.
- *
- * Several slots rather than one cycle at a time: each step waits on the
- * element just picked up (and its label), so one cycle is a chain of
- * dependent loads; SLOTS independent chains let the core overlap them (8
- * slots: 3x faster than 1 here, 4 was slower than 8, 16 no faster).
- * Write heads of buckets < b are complete and no carried element has such
- * a label, so heads never meet holes.  Every step puts one element into
- * its bucket's range for good, so the pass does at most n steps.
- *
- * Labels: the write head of bucket l and the hole scanner of bucket b move
- * forward one position at a time through positions never written before,
- * so the label of the element found there is the next label of cursor l
- * (or b).
- *
- * Prefetch: a bucket's next visit is ~B steps away; the line 16 elements
- * past the write head is fetched when the head moves, so the dependent
- * loads of later visits hit cache (3x faster than without at 1e8). */
-#define FS_BUCKET_SLOTS 8
-
-#define PF_ELEM 16
-
-/* The caller declares `v[FS_BUCKET_SLOTS]` and `t` (carried elements). */
-#define DISTRIBUTE(LOAD, STORE, MOVE)                                      \
-    do {                                                                   \
-        size_t hole[FS_BUCKET_SLOTS];                                      \
-        unsigned l[FS_BUCKET_SLOTS];                                       \
-        for (size_t b = 0; b < B; b++) {                                   \
-            size_t hb = head[b], eb = start[b + 1];                        \
-            lcur *ub = cur + b;                                            \
-            unsigned live = 0, x = 0;                                      \
-            for (unsigned s = 0; s < FS_BUCKET_SLOTS; s++) {               \
-                while (hb < eb && (x = cur_take(p, ub, sh)) == b)      \
-                    hb++;                                                  \
-                if (hb == eb)                                              \
-                    break;                                                 \
-                hole[s] = hb;                                              \
-                LOAD(v[s], hb);                                            \
-                l[s] = x;                                                  \
-                hb++;                                                      \
-                live++;                                                    \
-            }                                                              \
-            while (live > 0) {                                             \
-                for (unsigned s = 0; s < live;) {                          \
-                    if (l[s] != b) {                                       \
-                        size_t pos = head[l[s]]++;                         \
-                        __builtin_prefetch(                                \
-                            (void *)(al + (pos + PF_ELEM) * ES), 1, 3);    \
-                        LOAD(t, pos);                                      \
-                        unsigned tl = cur_take(p, cur + l[s], sh);     \
-                        STORE(pos, v[s]);                                  \
-                        MOVE(v[s], t);                                     \
-                        l[s] = tl;                                         \
-                        s++;                                               \
-                        continue;                                          \
-                    }                                                      \
-                    STORE(hole[s], v[s]);                                  \
-                    while (hb < eb && (x = cur_take(p, ub, sh)) == b)  \
-                        hb++;                                              \
-                    if (hb < eb) {                                         \
-                        hole[s] = hb;                                      \
-                        LOAD(v[s], hb);                                    \
-                        l[s] = x;                                          \
-                        hb++;                                              \
-                        s++;                                               \
-                    } else {                                               \
-                        /* close slot s: the last live slot takes its  */  \
-                        /* place (its step this round comes next)      */  \
-                        if (s != --live) {                                 \
-                            hole[s] = hole[live];                          \
-                            MOVE(v[s], v[live]);                           \
-                            l[s] = l[live];                                \
-                        }                                                  \
-                    }                                                      \
-                }                                                          \
-            }                                                              \
-            head[b] = eb;                                                  \
-        }                                                                  \
+    const size_t ES = p->size, BS = p->bs;
+    size_t S0 = p->start[b], S1 = p->start[b + 1];
+    size_t e1 = p->A[b] < S1 ? p->A[b] : S1;
+    size_t p2 = p->A[b] + p->F[b] * BS;
+    if (p2 < e1)
+        p2 = e1;
+    size_t at = S0, end = e1;
+#define PUT(src)                                                            \
+    do {                                                                    \
+        if (at == end) {                                                    \
+            at = p2;                                                        \
+            end = S1;                                                       \
+        }                                                                   \
+        memcpy(p->base + at++ * ES, (src), ES);                             \
     } while (0)
-
-#define LOAD_T(x, i) ((x) = ((const T_ *)(const void *)a)[i])
-#define STORE_T(i, x) (((T_ *)(void *)a)[i] = (x))
-#define MOVE_T(x, y) ((x) = (y))
-#define LOAD_G(x, i) memcpy((x), a + (i) * ES, ES)
-#define STORE_G(i, x) memcpy(a + (i) * ES, (x), ES)
-#define MOVE_G(x, y) memcpy((x), (y), ES)
-
-/* `buf` holds (FS_BUCKET_SLOTS + 1) * size bytes (slot buffers for
- * elements of any size); `cur` one cursor per bucket, placed at the
- * bucket's start. */
-static void distribute(const plan *p, size_t *head, lcur *cur,
-                       unsigned char *buf)
-{
-    const size_t *start = p->start;
-    size_t B = p->B;
-    unsigned sh = 8 - p->L;
-    unsigned char *a = p->base;
-    /* prefetch addresses as integers: they may lie past the end */
-    uintptr_t al = (uintptr_t)a;
-    if (p->size == 8 && (al & 7) == 0) {
-        typedef uint64_t T_;
-        enum { ES = 8 };
-        T_ v[FS_BUCKET_SLOTS], t;
-        DISTRIBUTE(LOAD_T, STORE_T, MOVE_T);
-    } else if (p->size == 4 && (al & 3) == 0) {
-        typedef uint32_t T_;
-        enum { ES = 4 };
-        T_ v[FS_BUCKET_SLOTS], t;
-        DISTRIBUTE(LOAD_T, STORE_T, MOVE_T);
-    } else {
-        /* any size: the same moves, elements held in slot buffers (v[s]
-         * points at its own buffer; `t` is the last one) */
-        const size_t ES = p->size;
-        typedef unsigned char *T_;
-        T_ v[FS_BUCKET_SLOTS], t = buf + FS_BUCKET_SLOTS * ES;
-        for (unsigned s = 0; s < FS_BUCKET_SLOTS; s++)
-            v[s] = buf + s * ES;
-        DISTRIBUTE(LOAD_G, STORE_G, MOVE_G);
+    if (p->ovfsrc[b] != NOBLOCK)
+        for (size_t i = 0; i < BS; i++)
+            PUT(p->ovf + (b * BS + i) * ES);
+    for (size_t c = 0; c < p->nchunks; c++) {
+        size_t o = c * p->tcap;
+        for (size_t bb = 0; bb < b; bb++)
+            o += p->cnt[c * p->B + bb] % BS;
+        size_t m = p->cnt[c * p->B + b] % BS;
+        for (size_t i = 0; i < m; i++)
+            PUT(p->tails + (o + i) * ES);
     }
+#undef PUT
 }
 
 /* Step 3 for bucket b: Durstenfeld with batched draws, in place, from
@@ -367,16 +319,35 @@ typedef struct job {
     plan *p;
     int phase;
     size_t lo, hi;
+    unsigned char *buf; /* this thread's classify buffer */
 } job;
 
 static void *work(void *arg)
 {
     job *j = arg;
+    plan *p = j->p;
     for (size_t i = j->lo; i < j->hi; i++) {
-        if (j->phase == COUNT)
-            count_chunk(j->p, i);
-        else
-            shuffle_bucket(j->p, i);
+        switch (j->phase) {
+        case CLASSIFY:
+            classify_chunk(p, i, j->buf);
+            break;
+        case DEST:
+            dest_chunk(p, i);
+            break;
+        case PATHS: /* path ends: a slot that held no block but gets one */
+            if (!is_block(p, i) && p->inv[i] != NOBLOCK)
+                pull(p, p->base + i * p->bs * p->size, p->inv[i], NOBLOCK);
+            break;
+        case OVERFLOWS: /* the other path ends: bucket i's overflow block */
+            if (p->ovfsrc[i] != NOBLOCK)
+                pull(p, p->ovf + i * p->bs * p->size, p->ovfsrc[i], NOBLOCK);
+            break;
+        case CLEANUP:
+            cleanup_bucket(p, i);
+            break;
+        default:
+            shuffle_bucket(p, i);
+        }
     }
     return NULL;
 }
@@ -392,7 +363,7 @@ static void run_phase(plan *p, int phase, size_t items, unsigned threads)
     if (threads > MAXT)
         threads = MAXT;
     if (threads <= 1) {
-        job j = {p, phase, 0, items};
+        job j = {p, phase, 0, items, p->bufs[0]};
         work(&j);
         return;
     }
@@ -401,7 +372,7 @@ static void run_phase(plan *p, int phase, size_t items, unsigned threads)
     int started[MAXT] = {0};
     for (unsigned t = 0; t < threads; t++)
         jobs[t] = (job){p, phase, items * t / threads,
-                        items * (t + 1) / threads};
+                        items * (t + 1) / threads, p->bufs[t]};
     for (unsigned t = 1; t < threads; t++)
         started[t] = pthread_create(&tid[t], NULL, work, &jobs[t]) == 0;
     work(&jobs[0]);
@@ -433,20 +404,45 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         threads = c > 0 ? (unsigned)c : 1;
     }
-    /* sizes no real array reaches, but the products below must not wrap */
+    /* Blocks of 512 bytes (one element from 512 bytes up), a power of two
+     * that divides the chunk. */
+    p.bs = 1;
+    while (p.bs * 2 * size <= 512)
+        p.bs *= 2;
+    while (chunk % p.bs)
+        p.bs /= 2;
+    p.nslots = (n + p.bs - 1) / p.bs;
+    p.tcap = p.B * (p.bs - 1);
+    unsigned nbuf = threads < p.nchunks ? threads : (unsigned)p.nchunks;
+    if (nbuf > 256)
+        nbuf = 256;
+    /* sizes no real array reaches, but the products below must not wrap,
+     * and slot numbers must fit inv[] */
     if (p.nchunks > SIZE_MAX / sizeof(size_t) / p.B ||
-        size > SIZE_MAX / (FS_BUCKET_SLOTS + 1))
+        p.nslots >= GONE || size > SIZE_MAX / 512 ||
+        (p.tcap && p.nchunks > SIZE_MAX / p.tcap / size))
         return FS_ENOMEM;
-    p.cnt = calloc(p.nchunks * p.B, sizeof *p.cnt);
-    p.start = malloc((p.B + 1) * sizeof *p.start);
-    size_t *head = malloc(p.B * sizeof *head);
-    lcur *cur = calloc(p.B, sizeof *cur);
-    unsigned char *words = malloc(p.B * CUR_BYTES);
-    unsigned char *buf = malloc((FS_BUCKET_SLOTS + 1) * size);
     int rc = FS_ENOMEM;
-    if (p.cnt == NULL || p.start == NULL || head == NULL || cur == NULL ||
-        words == NULL || buf == NULL)
+    p.cnt = calloc(p.nchunks * p.B, sizeof *p.cnt);
+    p.pre = calloc(p.nchunks * p.B, sizeof *p.pre);
+    p.full = calloc(p.nchunks, sizeof *p.full);
+    p.start = malloc((p.B + 1) * sizeof *p.start);
+    p.A = malloc(p.B * sizeof *p.A);
+    p.F = malloc(p.B * sizeof *p.F);
+    p.ovfsrc = malloc(p.B * sizeof *p.ovfsrc);
+    p.tag = malloc(p.nslots);
+    p.inv = malloc(p.nslots * sizeof *p.inv);
+    /* the tails' worst case; pages are touched only as used (about half) */
+    p.tails = malloc(p.tcap ? p.nchunks * p.tcap * size : 1);
+    p.ovf = malloc(p.B * p.bs * size);
+    p.bufs = calloc(256, sizeof *p.bufs);
+    if (p.cnt == NULL || p.pre == NULL || p.full == NULL || p.start == NULL ||
+        p.A == NULL || p.F == NULL || p.ovfsrc == NULL || p.tag == NULL ||
+        p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
         goto out;
+    for (unsigned t = 0; t < nbuf; t++)
+        if ((p.bufs[t] = malloc(p.B * p.bs * size)) == NULL)
+            goto out;
     /* The only draw from the caller's generator: 32 bytes, as 4 words. */
     for (int i = 0; i < 4; i++) {
         uint64_t w = fs__u64(rng);
@@ -455,33 +451,61 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     memcpy(&p.lkey, p.key + 8, 8);
     p.crypto = rng->vt->info->cryptographic;
 
-    run_phase(&p, COUNT, p.nchunks, threads);
+    run_phase(&p, CLASSIFY, p.nchunks, nbuf);
     size_t pos = 0;
     for (size_t b = 0; b < p.B; b++) {
-        p.start[b] = head[b] = pos;
-        for (size_t c = 0; c < p.nchunks; c++)
+        p.start[b] = pos;
+        p.A[b] = (pos + p.bs - 1) / p.bs * p.bs;
+        size_t blocks = 0;
+        for (size_t c = 0; c < p.nchunks; c++) {
+            p.pre[c * p.B + b] = blocks;
+            blocks += p.cnt[c * p.B + b] / p.bs;
             pos += p.cnt[c * p.B + b];
-        cur[b].buf = words + b * CUR_BYTES;
-        if (pos > p.start[b])
-            cur_seek(&p, &cur[b], p.start[b]);
+        }
+        size_t room = p.A[b] < pos ? (pos - p.A[b]) / p.bs : 0;
+        p.F[b] = blocks < room ? blocks : room;
+        p.ovfsrc[b] = NOBLOCK;
     }
     p.start[p.B] = pos;
-    distribute(&p, head, cur, buf);
+    memset(p.inv, 0xff, p.nslots * sizeof *p.inv); /* NOBLOCK */
+    run_phase(&p, DEST, p.nchunks, threads);
+    run_phase(&p, PATHS, p.nslots, threads);
+    run_phase(&p, OVERFLOWS, p.B, threads);
+    /* What is left are cycles of blocks (a few: tail slots end most
+     * paths), one thread: c's block saved, the cycle pulled round, the
+     * saved block into the last slot emptied. */
+    for (size_t g = 0; g < p.nslots; g++)
+        if (p.inv[g] != GONE && is_block(&p, g)) {
+            unsigned char *save = p.bufs[0];
+            size_t BB = p.bs * size;
+            memcpy(save, base + g * BB, BB);
+            uint32_t first = p.inv[g];
+            p.inv[g] = GONE;
+            memcpy(pull(&p, base + g * BB, first, (uint32_t)g), save, BB);
+        }
+    run_phase(&p, CLEANUP, p.B, threads);
     run_phase(&p, BUCKETS, p.B, threads);
     rc = FS_OK;
 out:
     sodium_memzero(p.key, sizeof p.key);
     sodium_memzero(&p.lkey, sizeof p.lkey);
-    if (words)
-        sodium_memzero(words, p.B * CUR_BYTES);
-    if (cur)
-        sodium_memzero(cur, p.B * sizeof *cur);
+    if (p.tag)
+        sodium_memzero(p.tag, p.nslots); /* label bits */
+    if (p.bufs)
+        for (unsigned t = 0; t < 256; t++)
+            free(p.bufs[t]);
+    free(p.bufs);
     free(p.cnt);
+    free(p.pre);
+    free(p.full);
     free(p.start);
-    free(head);
-    free(cur);
-    free(words);
-    free(buf);
+    free(p.A);
+    free(p.F);
+    free(p.ovfsrc);
+    free(p.tag);
+    free(p.inv);
+    free(p.tails);
+    free(p.ovf);
     return rc;
 }
 

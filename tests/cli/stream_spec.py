@@ -368,46 +368,35 @@ def bucket(a, g, size, crypto):
     start = [0] * (B + 1)
     for b in range(B):
         start[b + 1] = start[b] + lab.count(b)
-    head = start[:B]
+    # version 4, step 2: bucket b holds its elements in input order, cut
+    # into runs of BS per chunk; the k-th full run (chunks in order) goes
+    # to the k-th BS-aligned slot inside b's range while it fits, and the
+    # positions left, in increasing order, get the one run more (if any),
+    # then each chunk's rest (its tail), chunks in order.
+    BS = 1
+    while BS * 2 * size <= 512:
+        BS *= 2
+    mine = [[[] for _ in range(C)] for _ in range(B)]  # [b][c]: in order
+    for i in range(n):
+        mine[lab[i]][i >> 20].append(a[i])
     for b in range(B):
-        h, e = head[b], start[b + 1]
-        slots = []  # [hole, element, label]
-
-        def next_hole():
-            nonlocal h
-            while h < e and lab[h] == b:
-                h += 1
-            if h == e:
-                return None
-            h += 1
-            return [h - 1, a[h - 1], lab[h - 1]]
-
-        while len(slots) < 8:
-            s = next_hole()
-            if s is None:
-                break
-            slots.append(s)
-        while slots:
-            s = 0
-            while s < len(slots):
-                hole, el, l = slots[s]
-                if l != b:
-                    p = head[l]
-                    head[l] += 1
-                    slots[s] = [hole, a[p], lab[p]]
-                    a[p] = el
-                    s += 1
-                    continue
-                a[hole] = el
-                nxt = next_hole()
-                if nxt is not None:
-                    slots[s] = nxt
-                    s += 1
-                else:
-                    last = slots.pop()
-                    if s != len(slots):
-                        slots[s] = last
-        head[b] = e
+        S0, S1 = start[b], start[b + 1]
+        runs, tails = [], []
+        for c in range(C):
+            m = mine[b][c]
+            full = len(m) // BS * BS
+            runs += [m[r:r + BS] for r in range(0, full, BS)]
+            tails += m[full:]
+        A = (S0 + BS - 1) // BS * BS
+        F = min(len(runs), (S1 - A) // BS if A < S1 else 0)
+        assert len(runs) <= F + 1
+        for k in range(F):
+            a[A + k * BS:A + (k + 1) * BS] = runs[k]
+        rest = (runs[F] if len(runs) > F else []) + tails
+        free = [i for i in range(S0, S1) if not A <= i < A + F * BS]
+        assert len(free) == len(rest)
+        for i, v in zip(free, rest):
+            a[i] = v
     for b in range(B):
         lo, hi = start[b], start[b + 1]
         if hi - lo >= 2:
