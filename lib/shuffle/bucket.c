@@ -155,6 +155,38 @@ static size_t chunk_len(const plan *p, size_t c)
  * bucket in tag[]); what is left at the end (the tails: < BS per bucket)
  * goes to the chunk's part of the tail store.  Counts the labels on the
  * way.  buf: B * BS * size bytes. */
+/* The classify loop for elements of type T_ (8 or 4 bytes): a write
+ * pointer per bucket into buf, whose bucket buffers are aligned to their
+ * size (bs * 8 or bs * 4 bytes, a power of two), so a buffer is full when
+ * its pointer reaches the next boundary. */
+#define CLASSIFY_TYPED(T_)                                                  \
+    do {                                                                    \
+        const size_t BB = BS * sizeof(T_);                                  \
+        T_ *wp[256];                                                        \
+        for (size_t b = 0; b < p->B; b++)                                   \
+            wp[b] = (T_ *)(void *)(buf + b * BB);                           \
+        for (size_t off = 0; off < len; off += COUNT_BYTES) {               \
+            size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;   \
+            label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);            \
+            const T_ *src = (const T_ *)(const void *)p->base + lo + off;  \
+            for (size_t i = 0; i < m; i++) {                                \
+                unsigned l = lb[i] >> sh;                                   \
+                T_ *q = wp[l];                                              \
+                *q++ = src[i];                                              \
+                if (((uintptr_t)q & (BB - 1)) == 0) {                       \
+                    q -= BS;                                                \
+                    memcpy(p->base + w * sizeof(T_), q, BB);                \
+                    p->tag[w / BS] = (unsigned char)l;                      \
+                    blocks[l]++;                                            \
+                    w += BS;                                                \
+                }                                                           \
+                wp[l] = q;                                                  \
+            }                                                               \
+        }                                                                   \
+        for (size_t b = 0; b < p->B; b++)                                   \
+            fill[b] = (size_t)(wp[b] - (T_ *)(void *)(buf + b * BB));       \
+    } while (0)
+
 static void classify_chunk(plan *p, size_t c, unsigned char *buf)
 {
     unsigned char lb[COUNT_BYTES];
@@ -162,20 +194,26 @@ static void classify_chunk(plan *p, size_t c, unsigned char *buf)
     const size_t len = chunk_len(p, c);
     const unsigned sh = 8 - p->L;
     size_t fill[256] = {0}, blocks[256] = {0}, w = lo;
-    for (size_t off = 0; off < len; off += COUNT_BYTES) {
-        size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
-        label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);
-        const unsigned char *src = p->base + (lo + off) * ES;
-        for (size_t i = 0; i < m; i++) {
-            unsigned l = lb[i] >> sh;
-            unsigned char *d = buf + (l * BS + fill[l]) * ES;
-            memcpy(d, src + i * ES, ES);
-            if (++fill[l] == BS) {
-                memcpy(p->base + w * ES, buf + l * BS * ES, BS * ES);
-                p->tag[w / BS] = (unsigned char)l;
-                blocks[l]++;
-                fill[l] = 0;
-                w += BS;
+    uintptr_t al = (uintptr_t)p->base;
+    if (ES == 8 && (al & 7) == 0) {
+        CLASSIFY_TYPED(uint64_t);
+    } else if (ES == 4 && (al & 3) == 0) {
+        CLASSIFY_TYPED(uint32_t);
+    } else {
+        for (size_t off = 0; off < len; off += COUNT_BYTES) {
+            size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
+            label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);
+            const unsigned char *src = p->base + (lo + off) * ES;
+            for (size_t i = 0; i < m; i++) {
+                unsigned l = lb[i] >> sh;
+                memcpy(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
+                if (++fill[l] == BS) {
+                    memcpy(p->base + w * ES, buf + l * BS * ES, BS * ES);
+                    p->tag[w / BS] = (unsigned char)l;
+                    blocks[l]++;
+                    fill[l] = 0;
+                    w += BS;
+                }
             }
         }
     }
@@ -441,7 +479,8 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
         goto out;
     for (unsigned t = 0; t < nbuf; t++)
-        if ((p.bufs[t] = malloc(p.B * p.bs * size)) == NULL)
+        if ((p.bufs[t] = aligned_alloc(4096, (p.B * p.bs * size + 4095) /
+                                                 4096 * 4096)) == NULL)
             goto out;
     /* The only draw from the caller's generator: 32 bytes, as 4 words. */
     for (int i = 0; i < 4; i++) {
