@@ -61,7 +61,7 @@ extern "C" {
 #define FS_VERSION_STRING "0.1.0"
 /* Version of the seeded-stream specification (docs/stream.md).  Any change
  * to what a (generator, seed, algorithm, input) produces bumps it. */
-#define FS_STREAM_VERSION 3
+#define FS_STREAM_VERSION 4
 
 /* Version of the library actually linked (may differ from the header). */
 FS_API const char *fs_version(void);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of docs/stream.md (stream version 3),
+"""An independent implementation of docs/stream.md (stream version 4),
 written from the specification, not from the C code: every generator, every
 algorithm (the bucket path included), `rng`, `perm`, `deal --format=tsv` and
 `playlist --spread` / `--weights`.
