@@ -95,13 +95,6 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
 	@$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit $(SANLD) -o $@ $< $(TEST_SUP) \
 	    $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
 
-# bench/blockdist.c (a prototype, not in the library) built like a unit test,
-# so that its own checks run in every configuration (tests/cli/bench.bats).
-$(BUILD)/tests/blockdist: bench/blockdist.c $(BUILD)/libfairshuf.a $(HEADERS)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	@$(CC) $(ALL_CFLAGS) $(SANLD) -o $@ $< $(BUILD)/libfairshuf.a $(LDLIBS)
-
 $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl
@@ -120,7 +113,7 @@ $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@$(CC) -shared -fPIC -O2 -o $@ $<
 
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
-      $(BUILD)/tests/blockdist $(PY_EXT)
+      $(PY_EXT)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build

@@ -264,8 +264,9 @@ FS_API const fs_algorithm_info *fs_algorithm_find(const char *name);
  * batched bounded draws below 16 MiB of data, the in-place bucket shuffle
  * from there; fixed rule, so a seed gives the same output everywhere).
  * Uniform.  O(n) expected.  Errors: FS_EINVAL (base NULL with n > 0, size
- * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (bucket path: 2 bytes per
- * element of labels), the generator's sticky error.  n = 0 and 1 draw
+ * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (the bucket path's
+ * bookkeeping, about 1% of the array: see fs_shuffle_threads; the array
+ * is then untouched), the generator's sticky error.  n = 0 and 1 draw
  * nothing. */
 FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
@@ -303,11 +304,14 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
 /* fs_shuffle() with up to `threads` threads (0 = one per online CPU):
  * the same choice by size and the same output for the same seed -- the
  * output never depends on `threads`.  Threads are used on the bucket
- * path (n * size >= 16 MiB): label counting and the per-bucket shuffles
- * are divided among them (the in-place distribution between them runs in
- * one thread).  Errors as fs_shuffle(); the bucket path works in place
- * with under 1 MiB of extra memory at any n (FS_ENOMEM if even that is
- * refused; the array is then untouched).
+ * path (n * size >= 16 MiB), in every phase: the in-place block
+ * distribution into buckets and the per-bucket shuffles.  Errors as
+ * fs_shuffle(); the bucket path works in place, with extra memory of 5
+ * bytes per block of 64 elements (fewer elements at small n), the
+ * distribution's leftovers (at most n / 32 elements, about n / 400 at
+ * n = 1e8) and 16384 elements of buffer per thread: 1.3% of an 8-byte
+ * array of 1e8 (FS_ENOMEM if that is refused; the array is then
+ * untouched).
  * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);

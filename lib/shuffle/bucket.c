@@ -1,29 +1,29 @@
 /* bucket.c -- the bucket shuffle for arrays beyond cache, in place, with
- * no per-element memory (Rao 1961; Sanders, "Random permutations on
- * distributed, external and hierarchical memory", IPL 1998; Penschuck,
- * "Engineering shared-memory parallel shuffling to generate random
- * permutations in-place", SEA 2023; the distribution is McIlroy, Bostic &
- * McIlroy's "American flag sort" cycle leading, Computing Systems 1993).
+ * no per-element memory beyond 5 bytes per block of 64 elements (Rao 1961;
+ * Sanders, "Random permutations on distributed, external and hierarchical
+ * memory", IPL 1998; Penschuck, "Engineering shared-memory parallel
+ * shuffling to generate random permutations in-place", SEA 2023, whose
+ * in-place scatter also moves blocks).  docs/stream.md §4 specifies it.
  *
  * 1. Every input position p gets a uniform bucket label in [0, B), B =
  *    2^L <= 256: the top L bits of one byte of a seekable label stream
  *    (chunk c = p / chunk has its own: ChaCha20 keystream with a block
  *    counter, or a SplitMix64 counter; position o of the chunk reads byte
- *    o).  Labels are never stored: a counting pass generates them once to
- *    size the buckets, and the distribution generates them again where it
- *    needs them.
- * 2. The elements are permuted in place into their buckets (distribute()
- *    below: each bucket has a write head; an element taken from a hole
- *    is swapped into the head of its bucket, the element found there is
- *    carried on, until one belongs to the bucket of the hole).  A
- *    position is read only before it is first written, so the element
- *    read there is the input's element at that position and its label is
- *    the label of the position.  Each write head and the hole scanner move
- *    forward one position at a time, so each bucket keeps a cursor into
- *    the label stream (8 ChaCha blocks of look-ahead) instead of a label
- *    array: O(B) memory instead of 2 bytes per element.  One byte per
- *    label makes a cursor a pointer (no bit unpacking, a refill every 512
- *    labels); that is why B stops at 256.
+ *    o).  Labels are never stored: classify generates them as it reads.
+ * 2. The elements are moved in place into their buckets by a block
+ *    distribution whose result is a fixed function of the input and the
+ *    labels (not of an order of moves), so every phase runs on threads:
+ *    - classify (per unit of consecutive chunks, in place): each element
+ *      goes through a BS-element buffer of its bucket; full buffers are
+ *      written back to the unit's front as blocks, the leftovers (tails)
+ *      go to a side store; the labels are counted on the way;
+ *    - dest: the k-th block of bucket b goes to the k-th block-aligned
+ *      slot of b's range, or to b's one overflow block;
+ *    - the block moves form paths and cycles; paths are pulled backwards
+ *      from their ends (threads take different ends: no locks), the few
+ *      cycles left run in one thread;
+ *    - cleanup: each bucket's remaining positions get its overflow block,
+ *      then the tails, units in order.
  * 3. Each bucket, now small enough for cache, is shuffled in place by
  *    Durstenfeld with batched draws.
  *
@@ -41,18 +41,16 @@
  * only for reproducibility, which is why it is specified exactly.)
  *
  * Threads never change the output: labels depend on the position only,
- * bucket b is shuffled by child nchunks + b, the streams are keyed by 32
- * bytes drawn from the caller's generator (lib/rng/child.h), and step 2
- * -- the only step whose result depends on the order of work -- always
- * runs in one thread.  Threads share the counting (by chunk) and the
- * buckets (step 3).
+ * step 2's arrangement is defined without an order of work, bucket b is
+ * shuffled by child nchunks + b, and the streams are keyed by 32 bytes
+ * drawn from the caller's generator (lib/rng/child.h).
  *
- * Cost: step 1 generates the labels twice (count, distribute: 2 bytes of
- * keystream per element) and writes nothing per element; step 2 reads and
- * writes each element once with 2^L write streams; step 3 works in cache.
- * Memory: counters and label cursors, B * (chunks words + 512 bytes) --
- * no copy of the array and no label array (the earlier versions needed
- * n*size, then 2n bytes). */
+ * Cost: one byte of label keystream per element; step 2 reads and writes
+ * each element about twice (classify, then the block moves) and the tails
+ * once more; step 3 works in cache.  Memory (docs/performance.md): per
+ * block slot a tag byte and a 4-byte source; the tails, fewer than
+ * U * B * BS elements (BS is capped so that is at most n / 32; about
+ * n / 400 are used at n = 1e8); per thread B * BS elements of buffer. */
 #include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -77,28 +75,26 @@ int fs__bucket_wanted(size_t n, size_t size)
     return n >= 2 && n * size >= p_min_bytes();
 }
 
-/* Bytes a label cursor holds: 8 ChaCha20 blocks (libsodium's AVX2 code
- * does 8 blocks per step). */
-#define CUR_BYTES 512
-/* Bytes the counting pass generates at a time (>= CUR_BYTES). */
-#define COUNT_BYTES 4096
-_Static_assert(COUNT_BYTES <= FS_RNG_BUF, "label blocks fit fs__zeros");
+/* Label bytes classify generates at a time (64 ChaCha20 blocks). */
+#define LABEL_BYTES 4096
+_Static_assert(LABEL_BYTES <= FS_RNG_BUF, "label blocks fit fs__zeros");
 
 typedef struct plan {
     unsigned char *base;
     size_t n, size;
     unsigned L;          /* B = 2^L buckets, L <= 8 */
     size_t B, chunk, nchunks;
-    size_t *cnt;         /* nchunks x B label counts */
+    size_t nunits;       /* classify units: runs of consecutive chunks */
+    size_t *cnt;         /* nunits x B label counts */
     size_t *start;       /* B + 1: bucket b is [start[b], start[b+1]) */
     int crypto;
     unsigned char key[32];
     uint64_t lkey;       /* key word 1: the SplitMix64 label streams */
     /* step 2 */
     size_t bs, nslots;   /* block length (elements), blocks in the array */
-    size_t tcap;         /* tail room per chunk (elements): B * (bs - 1) */
-    size_t *pre;         /* nchunks x B: blocks of bucket b before chunk c */
-    size_t *full;        /* nchunks: blocks of chunk c (its first slots) */
+    size_t tcap;         /* tail room per unit (elements): B * (bs - 1) */
+    size_t *pre;         /* nunits x B: blocks of bucket b before unit u */
+    size_t *full;        /* nunits: blocks of unit u (its first slots) */
     unsigned char *tag;  /* per slot: the bucket of its block */
     uint32_t *inv;       /* per slot: the slot whose block comes here */
     unsigned char *tails, *ovf; /* tail store; B overflow blocks */
@@ -121,7 +117,7 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
                         unsigned char *out, size_t len)
 {
     if (p->crypto) {
-        /* the keystream: the cipher XORed onto zeros (len <= COUNT_BYTES) */
+        /* the keystream: the cipher XORed onto zeros (len <= LABEL_BYTES) */
         unsigned char nonce[12] = {0};
         for (int i = 0; i < 8; i++)
             nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
@@ -137,24 +133,49 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
     }
 }
 
-static size_t chunk_len(const plan *p, size_t c)
-{
-    size_t lo = c * p->chunk;
-    return p->n - lo < p->chunk ? p->n - lo : p->chunk;
-}
-
 /* ---- step 2: the block distribution (stream version 4) ----
  *
  * Every phase is divided among threads and its result never depends on
  * how: the arrangement step 2 leaves is a fixed function of the input and
- * the labels (docs/stream.md §4).  Blocks are BS elements (512 bytes, or
- * one element from 512 bytes up); the chunk is a multiple of BS. */
+ * the labels (docs/stream.md §4).  The chunks are grouped into at most
+ * FS_BUCKET_UNITS classify units of consecutive chunks; blocks are BS
+ * elements, a power of two dividing the chunk, so every unit starts on a
+ * block boundary. */
 
-/* Classify chunk c in place: each element goes to its bucket's buffer (BS
- * elements); a full buffer goes back to the chunk's front as a block (its
- * bucket in tag[]); what is left at the end (the tails: < BS per bucket)
- * goes to the chunk's part of the tail store.  Counts the labels on the
- * way.  buf: B * BS * size bytes. */
+/* Unit u is chunks [unit_chunk(u), unit_chunk(u + 1)). */
+static size_t unit_chunk(const plan *p, size_t u)
+{
+    return u * p->nchunks / p->nunits;
+}
+
+/* Unit u's element positions [unit_lo, unit_lo of u + 1 or n). */
+static size_t unit_lo(const plan *p, size_t u)
+{
+    return unit_chunk(p, u) * p->chunk;
+}
+
+/* The unit holding slot g: the largest u with unit_chunk(u) <= g's chunk. */
+static size_t unit_of_slot(const plan *p, size_t g)
+{
+    size_t c = g * p->bs / p->chunk;
+    return ((c + 1) * p->nunits + p->nchunks - 1) / p->nchunks - 1;
+}
+
+/* Runs BODY for each block of label bytes of unit u, chunks in order (each
+ * has its own label stream): lb holds m labels, those of positions
+ * [first, first + m). */
+#define FOR_EACH_LABEL_BLOCK(BODY)                                          \
+    for (size_t c = unit_chunk(p, u); c < unit_chunk(p, u + 1); c++) {      \
+        size_t clo = c * p->chunk;                                          \
+        size_t clen = p->n - clo < p->chunk ? p->n - clo : p->chunk;        \
+        for (size_t off = 0; off < clen; off += LABEL_BYTES) {              \
+            size_t m = clen - off < LABEL_BYTES ? clen - off : LABEL_BYTES; \
+            label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);             \
+            size_t first = clo + off;                                       \
+            BODY                                                            \
+        }                                                                   \
+    }
+
 /* The classify loop for elements of type T_ (8 or 4 bytes): a write
  * pointer per bucket into buf, whose bucket buffers are aligned to their
  * size (bs * 8 or bs * 4 bytes, a power of two), so a buffer is full when
@@ -165,10 +186,8 @@ static size_t chunk_len(const plan *p, size_t c)
         T_ *wp[256];                                                        \
         for (size_t b = 0; b < p->B; b++)                                   \
             wp[b] = (T_ *)(void *)(buf + b * BB);                           \
-        for (size_t off = 0; off < len; off += COUNT_BYTES) {               \
-            size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;   \
-            label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);            \
-            const T_ *src = (const T_ *)(const void *)p->base + lo + off;  \
+        FOR_EACH_LABEL_BLOCK({                                              \
+            const T_ *src = (const T_ *)(const void *)p->base + first;      \
             for (size_t i = 0; i < m; i++) {                                \
                 unsigned l = lb[i] >> sh;                                   \
                 T_ *q = wp[l];                                              \
@@ -182,16 +201,20 @@ static size_t chunk_len(const plan *p, size_t c)
                 }                                                           \
                 wp[l] = q;                                                  \
             }                                                               \
-        }                                                                   \
+        })                                                                  \
         for (size_t b = 0; b < p->B; b++)                                   \
             fill[b] = (size_t)(wp[b] - (T_ *)(void *)(buf + b * BB));       \
     } while (0)
 
-static void classify_chunk(plan *p, size_t c, unsigned char *buf)
+/* Classify unit u in place: each element goes to its bucket's buffer (BS
+ * elements); a full buffer goes back to the unit's front as a block (its
+ * bucket in tag[]); what is left at the end (the tails: < BS per bucket)
+ * goes to the unit's part of the tail store.  Counts the labels on the
+ * way.  buf: B * BS * size bytes. */
+static void classify_unit(plan *p, size_t u, unsigned char *buf)
 {
-    unsigned char lb[COUNT_BYTES];
-    const size_t ES = p->size, BS = p->bs, lo = c * p->chunk;
-    const size_t len = chunk_len(p, c);
+    unsigned char lb[LABEL_BYTES];
+    const size_t ES = p->size, BS = p->bs, lo = unit_lo(p, u);
     const unsigned sh = 8 - p->L;
     size_t fill[256] = {0}, blocks[256] = {0}, w = lo;
     uintptr_t al = (uintptr_t)p->base;
@@ -200,10 +223,8 @@ static void classify_chunk(plan *p, size_t c, unsigned char *buf)
     } else if (ES == 4 && (al & 3) == 0) {
         CLASSIFY_TYPED(uint32_t);
     } else {
-        for (size_t off = 0; off < len; off += COUNT_BYTES) {
-            size_t m = len - off < COUNT_BYTES ? len - off : COUNT_BYTES;
-            label_bytes(p, c, off, lb, (m + 63) & ~(size_t)63);
-            const unsigned char *src = p->base + (lo + off) * ES;
+        FOR_EACH_LABEL_BLOCK({
+            const unsigned char *src = p->base + first * ES;
             for (size_t i = 0; i < m; i++) {
                 unsigned l = lb[i] >> sh;
                 memcpy(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
@@ -215,29 +236,29 @@ static void classify_chunk(plan *p, size_t c, unsigned char *buf)
                     w += BS;
                 }
             }
-        }
+        })
     }
     sodium_memzero(lb, sizeof lb);
-    p->full[c] = (w - lo) / BS;
-    unsigned char *t = p->tails + c * p->tcap * ES;
+    p->full[u] = (w - lo) / BS;
+    unsigned char *t = p->tails + u * p->tcap * ES;
     for (size_t b = 0; b < p->B; b++) {
         memcpy(t, buf + b * BS * ES, fill[b] * ES);
         t += fill[b] * ES;
-        p->cnt[c * p->B + b] = blocks[b] * BS + fill[b];
+        p->cnt[u * p->B + b] = blocks[b] * BS + fill[b];
     }
 }
 
-/* The destinations of chunk c's blocks: the k-th block of bucket b (chunks
+/* The destinations of unit u's blocks: the k-th block of bucket b (units
  * in order, blocks in order) goes to the k-th block-aligned slot inside
  * b's range, or, if it would cross the range's end, to b's overflow block
  * (at most one per bucket). */
-static void dest_chunk(plan *p, size_t c)
+static void dest_unit(plan *p, size_t u)
 {
     size_t k[256];
     for (size_t b = 0; b < p->B; b++)
-        k[b] = p->pre[c * p->B + b];
-    size_t g0 = c * (p->chunk / p->bs);
-    for (size_t g = g0; g < g0 + p->full[c]; g++) {
+        k[b] = p->pre[u * p->B + b];
+    size_t g0 = unit_lo(p, u) / p->bs;
+    for (size_t g = g0; g < g0 + p->full[u]; g++) {
         unsigned l = p->tag[g];
         size_t d = p->A[l] + k[l]++ * p->bs;
         if (d + p->bs <= p->start[l + 1])
@@ -290,15 +311,15 @@ static unsigned char *pull(plan *p, unsigned char *dst, uint32_t s,
     return dst;
 }
 
-/* Is slot g one of its chunk's blocks (classify puts them first)? */
+/* Is slot g one of its unit's blocks (classify puts them first)? */
 static int is_block(const plan *p, size_t g)
 {
-    size_t per = p->chunk / p->bs, c = g / per;
-    return g - c * per < p->full[c];
+    size_t u = unit_of_slot(p, g);
+    return g - unit_lo(p, u) / p->bs < p->full[u];
 }
 
 /* The positions of bucket b outside its block slots, in increasing order,
- * get the overflow block, then the tails of chunks 0, 1, ... */
+ * get the overflow block, then the tails of units 0, 1, ... */
 static void cleanup_bucket(plan *p, size_t b)
 {
     const size_t ES = p->size, BS = p->bs;
@@ -319,11 +340,11 @@ static void cleanup_bucket(plan *p, size_t b)
     if (p->ovfsrc[b] != NOBLOCK)
         for (size_t i = 0; i < BS; i++)
             PUT(p->ovf + (b * BS + i) * ES);
-    for (size_t c = 0; c < p->nchunks; c++) {
-        size_t o = c * p->tcap;
+    for (size_t u = 0; u < p->nunits; u++) {
+        size_t o = u * p->tcap;
         for (size_t bb = 0; bb < b; bb++)
-            o += p->cnt[c * p->B + bb] % BS;
-        size_t m = p->cnt[c * p->B + b] % BS;
+            o += p->cnt[u * p->B + bb] % BS;
+        size_t m = p->cnt[u * p->B + b] % BS;
         for (size_t i = 0; i < m; i++)
             PUT(p->tails + (o + i) * ES);
     }
@@ -367,10 +388,10 @@ static void *work(void *arg)
     for (size_t i = j->lo; i < j->hi; i++) {
         switch (j->phase) {
         case CLASSIFY:
-            classify_chunk(p, i, j->buf);
+            classify_unit(p, i, j->buf);
             break;
         case DEST:
-            dest_chunk(p, i);
+            dest_unit(p, i);
             break;
         case PATHS: /* path ends: a slot that held no block but gets one */
             if (!is_block(p, i) && p->inv[i] != NOBLOCK)
@@ -442,28 +463,30 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         threads = c > 0 ? (unsigned)c : 1;
     }
-    /* Blocks of 512 bytes (one element from 512 bytes up), a power of two
-     * that divides the chunk. */
+    /* Classify units: U = min(chunks, FS_BUCKET_UNITS).  Blocks: BS = the
+     * largest power of two <= FS_BUCKET_BLOCK and <= n / (32 U B), at least
+     * 1 (so the tails, < U B BS elements, are at most n / 32, and so are
+     * all the classify buffers), that divides the chunk.  Both depend on
+     * n and the plan only, never on the element size alone (§7). */
+    p.nunits = p.nchunks < FS_BUCKET_UNITS ? p.nchunks : FS_BUCKET_UNITS;
     p.bs = 1;
-    while (p.bs * 2 * size <= 512)
+    while (p.bs < FS_BUCKET_BLOCK && p.bs * 2 <= n / (32 * p.nunits * p.B) &&
+           chunk % (p.bs * 2) == 0)
         p.bs *= 2;
-    while (chunk % p.bs)
-        p.bs /= 2;
     p.nslots = (n + p.bs - 1) / p.bs;
     p.tcap = p.B * (p.bs - 1);
-    unsigned nbuf = threads < p.nchunks ? threads : (unsigned)p.nchunks;
+    unsigned nbuf = threads < p.nunits ? threads : (unsigned)p.nunits;
     if (nbuf > 256)
         nbuf = 256;
     /* sizes no real array reaches, but the products below must not wrap,
      * and slot numbers must fit inv[] */
-    if (p.nchunks > SIZE_MAX / sizeof(size_t) / p.B ||
-        p.nslots >= GONE || size > SIZE_MAX / 512 ||
-        (p.tcap && p.nchunks > SIZE_MAX / p.tcap / size))
+    if (p.nslots >= GONE || size > SIZE_MAX / (256 * FS_BUCKET_BLOCK) ||
+        (p.tcap && p.nunits > SIZE_MAX / p.tcap / size))
         return FS_ENOMEM;
     int rc = FS_ENOMEM;
-    p.cnt = calloc(p.nchunks * p.B, sizeof *p.cnt);
-    p.pre = calloc(p.nchunks * p.B, sizeof *p.pre);
-    p.full = calloc(p.nchunks, sizeof *p.full);
+    p.cnt = calloc(p.nunits * p.B, sizeof *p.cnt);
+    p.pre = calloc(p.nunits * p.B, sizeof *p.pre);
+    p.full = calloc(p.nunits, sizeof *p.full);
     p.start = malloc((p.B + 1) * sizeof *p.start);
     p.A = malloc(p.B * sizeof *p.A);
     p.F = malloc(p.B * sizeof *p.F);
@@ -471,7 +494,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.tag = malloc(p.nslots);
     p.inv = malloc(p.nslots * sizeof *p.inv);
     /* the tails' worst case; pages are touched only as used (about half) */
-    p.tails = malloc(p.tcap ? p.nchunks * p.tcap * size : 1);
+    p.tails = malloc(p.tcap ? p.nunits * p.tcap * size : 1);
     p.ovf = malloc(p.B * p.bs * size);
     p.bufs = calloc(256, sizeof *p.bufs);
     if (p.cnt == NULL || p.pre == NULL || p.full == NULL || p.start == NULL ||
@@ -490,16 +513,16 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     memcpy(&p.lkey, p.key + 8, 8);
     p.crypto = rng->vt->info->cryptographic;
 
-    run_phase(&p, CLASSIFY, p.nchunks, nbuf);
+    run_phase(&p, CLASSIFY, p.nunits, nbuf);
     size_t pos = 0;
     for (size_t b = 0; b < p.B; b++) {
         p.start[b] = pos;
         p.A[b] = (pos + p.bs - 1) / p.bs * p.bs;
         size_t blocks = 0;
-        for (size_t c = 0; c < p.nchunks; c++) {
-            p.pre[c * p.B + b] = blocks;
-            blocks += p.cnt[c * p.B + b] / p.bs;
-            pos += p.cnt[c * p.B + b];
+        for (size_t u = 0; u < p.nunits; u++) {
+            p.pre[u * p.B + b] = blocks;
+            blocks += p.cnt[u * p.B + b] / p.bs;
+            pos += p.cnt[u * p.B + b];
         }
         size_t room = p.A[b] < pos ? (pos - p.A[b]) / p.bs : 0;
         p.F[b] = blocks < room ? blocks : room;
@@ -507,7 +530,7 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     }
     p.start[p.B] = pos;
     memset(p.inv, 0xff, p.nslots * sizeof *p.inv); /* NOBLOCK */
-    run_phase(&p, DEST, p.nchunks, threads);
+    run_phase(&p, DEST, p.nunits, threads);
     run_phase(&p, PATHS, p.nslots, threads);
     run_phase(&p, OVERFLOWS, p.B, threads);
     /* What is left are cycles of blocks (a few: tail slots end most

@@ -13,15 +13,21 @@
 /* Target bytes per bucket: fits the per-core L2 of current x86/ARM cores
  * (reached below the cap; at the cap buckets grow and live in L3). */
 #define FS_BUCKET_BYTES ((size_t)256 << 10)
-/* At most 2^FS_BUCKET_MAX_LOG2 buckets (write heads of the in-place
- * distribution).  Labels are bytes (bucket.c), so at most 8.  Each head
- * keeps a page of elements in use; with 2^11 heads the distribution ran 3x
- * slower than with 2^9 here, and 2^8 byte labels beat 2^9 packed ones by
- * 1.4x at 1e7 (docs/performance.md).  At n = 1e8 of 8 bytes: 256 buckets
- * of 3 MiB. */
+/* At most 2^FS_BUCKET_MAX_LOG2 buckets (the classify buffers of the
+ * block distribution).  Labels are bytes (bucket.c), so at most 8; 2^8
+ * byte labels beat 2^9 packed ones by 1.4x at 1e7 (docs/performance.md,
+ * with the distribution of stream version 3).  At n = 1e8 of 8 bytes: 256
+ * buckets of 3 MiB. */
 #define FS_BUCKET_MAX_LOG2 8
-/* Elements per chunk: the unit of the label streams (and of counting). */
+/* Elements per chunk: the unit of the label streams. */
 #define FS_BUCKET_CHUNK ((size_t)1 << 20)
+/* At most this many classify units (runs of consecutive chunks) in the
+ * block distribution: enough to share among 16+ threads, few enough that
+ * the units' tails (< BS per unit and bucket) stay small at 1e8. */
+#define FS_BUCKET_UNITS 32
+/* Elements per block of the block distribution, at most (512 bytes of
+ * 8-byte elements). */
+#define FS_BUCKET_BLOCK 64
 
 /* Test-only hook: nonzero fields replace the constants above (to take the
  * bucket path, with several chunks and buckets, at small n).  Production

@@ -130,15 +130,3 @@ for r in rows:
     script -qec "'$FS_BIN' bench $a --no-progress" /dev/null > pty2.txt
     ! grep -q "runs/s" pty2.txt
 }
-
-@test "bench/blockdist.c: the block distribution prototype checks its result" {
-    # n = 2^20 + 1: two chunks, the second of one element; blocks, tails and
-    # overflow blocks all occur.  The program compares its arrangement with
-    # one computed from the definition alone, and the final order with the
-    # labels (docs/performance.md, "Threads"); it exits 1 on a mismatch.
-    run "$FS_BLOCKDIST" 1048577 1
-    [ "$status" -eq 0 ]
-    [[ "$output" == *"result checked: a permutation, every element in its label's bucket; the arrangement before the bucket shuffles as defined"* ]]
-    run "$FS_BLOCKDIST" 1000
-    [ "$status" -eq 2 ]
-}

@@ -368,22 +368,29 @@ def bucket(a, g, size, crypto):
     start = [0] * (B + 1)
     for b in range(B):
         start[b + 1] = start[b] + lab.count(b)
-    # version 4, step 2: bucket b holds its elements in input order, cut
-    # into runs of BS per chunk; the k-th full run (chunks in order) goes
-    # to the k-th BS-aligned slot inside b's range while it fits, and the
-    # positions left, in increasing order, get the one run more (if any),
-    # then each chunk's rest (its tail), chunks in order.
+    # version 4, step 2: the chunks are grouped into U = min(C, 32) units
+    # (unit j: chunks [j*C//U, (j+1)*C//U)); BS is the largest power of two
+    # <= 64 and <= n / (32*U*B), at least 1.  Bucket b holds its elements in
+    # input order, cut into runs of BS per unit; the k-th full run (units in
+    # order) goes to the k-th BS-aligned slot inside b's range while it
+    # fits, and the positions left, in increasing order, get the one run
+    # more (if any), then each unit's rest (its tail), units in order.
+    U = min(C, 32)
     BS = 1
-    while BS * 2 * size <= 512:
+    while BS < 64 and BS * 2 * 32 * U * B <= n:
         BS *= 2
-    mine = [[[] for _ in range(C)] for _ in range(B)]  # [b][c]: in order
+    unit = [0] * C
+    for j in range(U):
+        for c in range(j * C // U, (j + 1) * C // U):
+            unit[c] = j
+    mine = [[[] for _ in range(U)] for _ in range(B)]  # [b][u]: in order
     for i in range(n):
-        mine[lab[i]][i >> 20].append(a[i])
+        mine[lab[i]][unit[i >> 20]].append(a[i])
     for b in range(B):
         S0, S1 = start[b], start[b + 1]
         runs, tails = [], []
-        for c in range(C):
-            m = mine[b][c]
+        for u in range(U):
+            m = mine[b][u]
             full = len(m) // BS * BS
             runs += [m[r:r + BS] for r in range(0, full, BS)]
             tails += m[full:]

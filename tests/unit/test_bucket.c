@@ -14,6 +14,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "rng/child.h"
+#include "shuffle/batch.h"
 #include "shuffle/bucket.h"
 #include "fairshuf.h"
 #include "support/scripted.h"
@@ -232,30 +233,31 @@ static void errors(void **s)
  * per position, label = its top L bits), check each element lands
  * inside its label's bucket, and check the bucket sizes against the
  * multinomial. */
-static void labels_as_specified(const char *rng_name, int crypto)
+/* The spec's key (the first 4 words of a generator seeded rng_name /
+ * seed) and each position's label (chunk c's label stream, one byte per
+ * position, label = its top L bits) into lab[0..n); bucket starts into
+ * start[0..B] (start[b+1] = the size of bucket b, not yet summed). */
+static void spec_labels(const char *rng_name, const char *seed, int crypto,
+                        size_t n, size_t chunk, unsigned L,
+                        unsigned char key[32], uint16_t *lab, size_t *start)
 {
-    const size_t n = 65536, chunk = 4096;
-    hook(1, 8, chunk); /* L = 8 (the cap): 256 buckets, 16 chunks */
-    unsigned L = 8, B = 1u << L;
-    fs_rng *k = seeded(rng_name, "labels");
-    unsigned char key[32];
+    fs_rng *k = seeded(rng_name, seed);
     for (int i = 0; i < 4; i++) {
         uint64_t w = fs_rng_u64(k);
         for (int b = 0; b < 8; b++)
             key[8 * i + b] = (unsigned char)(w >> (8 * b));
     }
     fs_rng_free(k);
-    uint16_t *lab = malloc(n * sizeof *lab);
-    size_t *start = calloc(B + 1, sizeof *start);
     uint64_t k1;
     memcpy(&k1, key + 8, 8);
-    for (size_t c = 0; c < n / chunk; c++) {
+    for (size_t c = 0; c * chunk < n; c++) {
+        size_t end = (c + 1) * chunk < n ? (c + 1) * chunk : n;
         /* chunk c's label stream: ChaCha20 (key, nonce 0^4 || c, counter
          * 0), or SplitMix64 started at K_1 XOR c * golden */
         fs__child ch;
         fs__rng_child(&ch, 1, key, c);
         uint64_t x = k1 ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
-        for (size_t e = c * chunk; e < (c + 1) * chunk;) {
+        for (size_t e = c * chunk; e < end;) {
             uint64_t w;
             if (crypto) {
                 w = fs_rng_u64(&ch.rng);
@@ -266,13 +268,24 @@ static void labels_as_specified(const char *rng_name, int crypto)
                 w = z ^ (z >> 31);
             }
             /* bytes little-endian, each the label of one position */
-            for (unsigned j = 0; j < 8 && e < (c + 1) * chunk; j++, e++) {
+            for (unsigned j = 0; j < 8 && e < end; j++, e++) {
                 lab[e] = (uint16_t)((w >> (8 * j) & 0xff) >> (8 - L));
                 start[lab[e] + 1]++;
             }
         }
         fs__rng_child_wipe(&ch);
     }
+}
+
+static void labels_as_specified(const char *rng_name, int crypto)
+{
+    const size_t n = 65536, chunk = 4096;
+    hook(1, 8, chunk); /* L = 8 (the cap): 256 buckets, 16 chunks */
+    unsigned L = 8, B = 1u << L;
+    unsigned char key[32];
+    uint16_t *lab = malloc(n * sizeof *lab);
+    size_t *start = calloc(B + 1, sizeof *start);
+    spec_labels(rng_name, "labels", crypto, n, chunk, L, key, lab, start);
     /* bucket sizes ~ multinomial(n, 1/B): chi-square, B - 1 df */
     double e = (double)n / B, x2 = 0;
     for (unsigned b = 0; b < B; b++)
@@ -309,6 +322,101 @@ static void bucket_labels_as_specified(void **s)
     labels_as_specified("chacha20", 1);
 }
 
+/* Step 2, the block arrangement, rebuilt from its definition alone
+ * (docs/stream.md §4 step 5, version 4) with step 3 applied as specified
+ * (batched Durstenfeld per bucket, child C + b), against the library's
+ * whole output.  stream_spec.py covers the same at production constants
+ * but only up to two chunks; here the test hook makes C = 69 chunks, so
+ * the units group 2 or 3 chunks each (U = 32), with BS = 16 (n / (32 U B)
+ * = 17, B = 4) and BS = 64 (the cap, B = 2); and with one chunk, where
+ * buckets get an overflow block. */
+static void arrangement(const char *rng_name, int crypto, size_t n,
+                        size_t chunk, size_t bucket_bytes, unsigned L,
+                        size_t BS)
+{
+    hook(1, bucket_bytes, chunk);
+    const size_t B = (size_t)1 << L, C = (n + chunk - 1) / chunk;
+    const size_t U = C < 32 ? C : 32;
+    unsigned char key[32];
+    uint16_t *lab = malloc(n * sizeof *lab);
+    size_t *start = calloc(B + 1, sizeof *start);
+    spec_labels(rng_name, "arrangement", crypto, n, chunk, L, key, lab, start);
+    for (size_t b = 0; b < B; b++)
+        start[b + 1] += start[b];
+    uint64_t *want = malloc(n * 8), *mine = malloc(n * 8);
+    size_t *runs = malloc(n * sizeof *runs);
+    for (size_t b = 0; b < B; b++) {
+        /* b's elements unit by unit: full runs of BS to `runs` (as their
+         * first element's index into mine), the rest to the tails */
+        size_t nm = 0, nr = 0, nt = 0;
+        uint64_t *tails = malloc(n * 8);
+        for (size_t u = 0; u < U; u++) {
+            size_t lo = u * C / U * chunk, hi = (u + 1) * C / U * chunk;
+            size_t first = nm;
+            for (size_t i = lo; i < hi && i < n; i++)
+                if (lab[i] == b)
+                    mine[nm++] = i;
+            size_t full = (nm - first) / BS * BS;
+            for (size_t r = 0; r < full; r += BS)
+                runs[nr++] = first + r;
+            for (size_t i = first + full; i < nm; i++)
+                tails[nt++] = mine[i];
+        }
+        size_t S0 = start[b], S1 = start[b + 1];
+        size_t A = (S0 + BS - 1) / BS * BS;
+        size_t F = A < S1 ? (S1 - A) / BS : 0;
+        if (F > nr)
+            F = nr;
+        assert_true(nr <= F + 1);
+        for (size_t k = 0; k < F; k++)
+            memcpy(want + A + k * BS, mine + runs[k], BS * 8);
+        size_t at = S0, t = 0;
+        for (size_t i = 0; i < (nr > F ? BS : 0) + nt; i++) {
+            while (at >= A && at < A + F * BS)
+                at++;
+            want[at++] = nr > F && i < BS ? mine[runs[F] + i] : tails[t++];
+        }
+        assert_int_equal((nr > F ? BS : 0) + nt + F * BS, S1 - S0);
+        free(tails);
+        fs__child ch;
+        fs__rng_child(&ch, crypto, key, C + b);
+        fs__durstenfeld_batched((unsigned char *)(want + S0), S1 - S0, 8,
+                                &ch.rng);
+        fs__rng_child_wipe(&ch);
+    }
+    uint64_t *a = malloc(n * 8);
+    for (size_t i = 0; i < n; i++)
+        a[i] = i;
+    fs_rng *rng = seeded(rng_name, "arrangement");
+    assert_int_equal(fs_shuffle_with(FS_ALG_BUCKET, a, n, 8, rng), FS_OK);
+    fs_rng_free(rng);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != want[i])
+            fail_msg("%s, n %zu, BS %zu: position %zu holds %llu, the "
+                     "definition %llu", rng_name, n, BS, i,
+                     (unsigned long long)a[i], (unsigned long long)want[i]);
+    free(a);
+    free(want);
+    free(mine);
+    free(runs);
+    free(lab);
+    free(start);
+    unhook(NULL);
+}
+
+static void bucket_arrangement_as_specified(void **s)
+{
+    (void)s;
+    /* L = 2: 2 * 140000 < 70000 * 8 <= 4 * 140000 */
+    arrangement("xoshiro256ss", 0, 70000, 1024, 140000, 2, 16);
+    arrangement("chacha20", 1, 70000, 1024, 140000, 2, 16);
+    /* L = 1, BS = 64 */
+    arrangement("chacha20", 1, 140000, 2048, 1 << 20, 1, 64);
+    /* one chunk, one unit: few tails, so buckets get an overflow block */
+    arrangement("xoshiro256ss", 0, 9000, 16384, 1 << 20, 1, 64);
+    arrangement("chacha20", 1, 9000, 16384, 1 << 20, 1, 64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +427,7 @@ int main(void)
         cmocka_unit_test_teardown(bucket_is_permutation, unhook),
         cmocka_unit_test_teardown(errors, unhook),
         cmocka_unit_test_teardown(bucket_labels_as_specified, unhook),
+        cmocka_unit_test_teardown(bucket_arrangement_as_specified, unhook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
