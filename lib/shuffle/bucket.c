@@ -51,6 +51,9 @@
  * block slot a tag byte and a 4-byte source; the tails, fewer than
  * U * B * BS elements (BS is capped so that is at most n / 32; about
  * n / 400 are used at n = 1e8); per thread B * BS elements of buffer. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -142,6 +145,30 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
  * elements, a power of two dividing the chunk, so every unit starts on a
  * block boundary. */
 
+/* Copies a block of len bytes, 64 at a time when it can: memcpy with a
+ * length unknown at compile time is a libc call (12% of a 1e7 shuffle in
+ * perf), and gcc -O2 made a 512-byte one `rep movsq`. */
+static inline void copy_block(unsigned char *dst, const unsigned char *src,
+                              size_t len)
+{
+#if defined(__SSE2__)
+    if (len % 64 == 0) {
+        for (size_t i = 0; i < len; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
+            _mm_storeu_si128((__m128i *)(void *)(dst + i), a);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i + 16), b);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i + 32), c);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i + 48), d);
+        }
+        return;
+    }
+#endif
+    memcpy(dst, src, len);
+}
+
 /* Unit u is chunks [unit_chunk(u), unit_chunk(u + 1)). */
 static size_t unit_chunk(const plan *p, size_t u)
 {
@@ -194,7 +221,8 @@ static size_t unit_of_slot(const plan *p, size_t g)
                 *q++ = src[i];                                              \
                 if (((uintptr_t)q & (BB - 1)) == 0) {                       \
                     q -= BS;                                                \
-                    memcpy(p->base + w * sizeof(T_), q, BB);                \
+                    copy_block(p->base + w * sizeof(T_),                    \
+                               (const unsigned char *)q, BB);               \
                     p->tag[w / BS] = (unsigned char)l;                      \
                     blocks[l]++;                                            \
                     w += BS;                                                \
@@ -229,7 +257,7 @@ static void classify_unit(plan *p, size_t u, unsigned char *buf)
                 unsigned l = lb[i] >> sh;
                 memcpy(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
                 if (++fill[l] == BS) {
-                    memcpy(p->base + w * ES, buf + l * BS * ES, BS * ES);
+                    copy_block(p->base + w * ES, buf + l * BS * ES, BS * ES);
                     p->tag[w / BS] = (unsigned char)l;
                     blocks[l]++;
                     fill[l] = 0;
@@ -302,7 +330,7 @@ static unsigned char *pull(plan *p, unsigned char *dst, uint32_t s,
             w = p->inv[w];
         }
         unsigned char *src = p->base + (size_t)s * BB;
-        memcpy(dst, src, BB);
+        copy_block(dst, src, BB);
         dst = src;
         uint32_t next = p->inv[s];
         p->inv[s] = GONE;
@@ -316,6 +344,23 @@ static int is_block(const plan *p, size_t g)
 {
     size_t u = unit_of_slot(p, g);
     return g - unit_lo(p, u) / p->bs < p->full[u];
+}
+
+/* The path ends among slots [lo, hi): the slots that held no block (past
+ * their unit's blocks) but get one; each path pulled from its end. */
+static void paths(plan *p, size_t lo, size_t hi)
+{
+    size_t u = unit_of_slot(p, lo);
+    size_t first = unit_lo(p, u) / p->bs, next = unit_lo(p, u + 1) / p->bs;
+    for (size_t g = lo; g < hi; g++) {
+        if (g == next) {
+            u++;
+            first = next;
+            next = unit_lo(p, u + 1) / p->bs;
+        }
+        if (g - first >= p->full[u] && p->inv[g] != NOBLOCK)
+            pull(p, p->base + g * p->bs * p->size, p->inv[g], NOBLOCK);
+    }
 }
 
 /* The positions of bucket b outside its block slots, in increasing order,
@@ -385,6 +430,10 @@ static void *work(void *arg)
 {
     job *j = arg;
     plan *p = j->p;
+    if (j->phase == PATHS) {
+        paths(p, j->lo, j->hi);
+        return NULL;
+    }
     for (size_t i = j->lo; i < j->hi; i++) {
         switch (j->phase) {
         case CLASSIFY:
@@ -392,10 +441,6 @@ static void *work(void *arg)
             break;
         case DEST:
             dest_unit(p, i);
-            break;
-        case PATHS: /* path ends: a slot that held no block but gets one */
-            if (!is_block(p, i) && p->inv[i] != NOBLOCK)
-                pull(p, p->base + i * p->bs * p->size, p->inv[i], NOBLOCK);
             break;
         case OVERFLOWS: /* the other path ends: bucket i's overflow block */
             if (p->ovfsrc[i] != NOBLOCK)
@@ -540,10 +585,10 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         if (p.inv[g] != GONE && is_block(&p, g)) {
             unsigned char *save = p.bufs[0];
             size_t BB = p.bs * size;
-            memcpy(save, base + g * BB, BB);
+            copy_block(save, base + g * BB, BB);
             uint32_t first = p.inv[g];
             p.inv[g] = GONE;
-            memcpy(pull(&p, base + g * BB, first, (uint32_t)g), save, BB);
+            copy_block(pull(&p, base + g * BB, first, (uint32_t)g), save, BB);
         }
     run_phase(&p, CLEANUP, p.B, threads);
     run_phase(&p, BUCKETS, p.B, threads);
