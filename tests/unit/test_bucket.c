@@ -277,6 +277,20 @@ static void spec_labels(const char *rng_name, const char *seed, int crypto,
     }
 }
 
+/* 0, 1, ..., n - 1 shuffled by the bucket shuffle from rng_name / seed
+ * (malloc'd). */
+static uint64_t *bucket_of_identity(const char *rng_name, const char *seed,
+                                    size_t n)
+{
+    uint64_t *a = malloc(n * 8);
+    for (size_t i = 0; i < n; i++)
+        a[i] = i;
+    fs_rng *rng = seeded(rng_name, seed);
+    assert_int_equal(fs_shuffle_with(FS_ALG_BUCKET, a, n, 8, rng), FS_OK);
+    fs_rng_free(rng);
+    return a;
+}
+
 static void labels_as_specified(const char *rng_name, int crypto)
 {
     const size_t n = 65536, chunk = 4096;
@@ -293,12 +307,7 @@ static void labels_as_specified(const char *rng_name, int crypto)
     assert_true(x2 < gsl_cdf_chisq_Qinv(1e-4, B - 1));
     for (unsigned b = 0; b < B; b++)
         start[b + 1] += start[b];
-    uint64_t *a = malloc(n * 8);
-    for (size_t i = 0; i < n; i++)
-        a[i] = i;
-    fs_rng *rng = seeded(rng_name, "labels");
-    assert_int_equal(fs_shuffle_with(FS_ALG_BUCKET, a, n, 8, rng), FS_OK);
-    fs_rng_free(rng);
+    uint64_t *a = bucket_of_identity(rng_name, "labels", n);
     size_t wrong = 0, in_zero = 0;
     for (size_t p = 0; p < n; p++) {
         unsigned b = lab[a[p]];
@@ -384,12 +393,7 @@ static void arrangement(const char *rng_name, int crypto, size_t n,
                                 &ch.rng);
         fs__rng_child_wipe(&ch);
     }
-    uint64_t *a = malloc(n * 8);
-    for (size_t i = 0; i < n; i++)
-        a[i] = i;
-    fs_rng *rng = seeded(rng_name, "arrangement");
-    assert_int_equal(fs_shuffle_with(FS_ALG_BUCKET, a, n, 8, rng), FS_OK);
-    fs_rng_free(rng);
+    uint64_t *a = bucket_of_identity(rng_name, "arrangement", n);
     for (size_t i = 0; i < n; i++)
         if (a[i] != want[i])
             fail_msg("%s, n %zu, BS %zu: position %zu holds %llu, the "
