@@ -19,6 +19,9 @@ static const char usage_text[] =
     "  -s, --seed=S         reproducible output: the same S gives the same\n"
     "                       permutations on every run and platform\n"
     "  -1, --one-based      number from 1 to N\n"
+    "      --threads=N      shuffle with up to N threads (1 to 256; default:\n"
+    "                       one per CPU); the output does not change.  Used\n"
+    "                       from 16 MiB of data (N >= 2097152), auto only\n"
     "      --lazy           keyed permutation, O(1) memory, any N < 2^64; with\n"
     "                       --count=K, K orders under derived keys\n"
     "      --at=I           print only the item at position I (implies --lazy)\n"
@@ -50,12 +53,15 @@ int cmd_perm(int argc, char **argv)
         {"at", required_argument, NULL, 'A'},
         {"inverse", required_argument, NULL, 'I'},
         {"range", required_argument, NULL, 'R'},
+        {"threads", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     uint64_t count = 1;
     const char *alg_name = "auto", *rng_name = NULL, *seed = NULL;
     int one_based = 0;
+    unsigned threads = 0; /* 0: one per CPU (the library's default) */
+    int threads_given = 0;
     perm_lazy_opts lazy = {0};
 
     /* getopt_long alone reads the arguments: "-1" is --one-based wherever
@@ -74,6 +80,15 @@ int cmd_perm(int argc, char **argv)
         case 'A': lazy.at = optarg; lazy.lazy = 1; break;
         case 'I': lazy.inverse = optarg; lazy.lazy = 1; break;
         case 'R': lazy.range = optarg; lazy.lazy = 1; break;
+        case 'T': {
+            uint64_t t = cli_u64_or_die("thread count", optarg);
+            if (t < 1 || t > 256)
+                cli_die(CLI_USAGE, "invalid thread count: '%s' (1 to 256)",
+                        optarg);
+            threads = (unsigned)t;
+            threads_given = 1;
+            break;
+        }
         case 'h': cli_help("perm", usage_text);
         case 'V': cli_version("perm");
         default: cli_bad_option("perm");
@@ -90,6 +105,9 @@ int cmd_perm(int argc, char **argv)
         cli_error("extra operand '%s'", argv[optind + 1]);
         cli_try_help("perm", CLI_USAGE);
     }
+    if (threads_given && (lazy.lazy || alg != FS_ALG_AUTO))
+        cli_die(CLI_USAGE, "--threads works with --algorithm=auto only "
+                           "(the other algorithms are one-threaded)");
     if (lazy.lazy) {
         if (rng_name || strcmp(alg_name, "auto") != 0)
             cli_die(CLI_USAGE, "--lazy takes no --rng or --algorithm: it is "
@@ -108,7 +126,10 @@ int cmd_perm(int argc, char **argv)
     for (uint64_t k = 0; k < count; k++) {
         for (uint64_t i = 0; i < n; i++)
             a[i] = i + (uint64_t)one_based;
-        cli_check(fs_shuffle_with(alg, a, (size_t)n, sizeof *a, rng),
+        cli_check(alg == FS_ALG_AUTO
+                      ? fs_shuffle_threads(a, (size_t)n, sizeof *a, threads,
+                                           rng)
+                      : fs_shuffle_with(alg, a, (size_t)n, sizeof *a, rng),
                   "shuffle");
         for (uint64_t i = 0; i < n; i++) {
             if (i)

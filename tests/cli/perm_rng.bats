@@ -162,6 +162,25 @@ expect_error() { # status, message pattern, command...
     expect_error 2 "missing N" perm
     expect_error 2 "extra operand '6'" perm 5 6
     expect_error 2 "out of range" perm 99999999999999999999
+    expect_error 2 "invalid thread count: '0' (1 to 256)" perm 5 --threads=0
+    expect_error 2 "invalid thread count: '257' (1 to 256)" perm 5 --threads=257
+    expect_error 2 "invalid thread count: 'x'" perm 5 --threads=x
+    expect_error 2 "--threads works with --algorithm=auto only" perm 5 --threads=2 --algorithm=durstenfeld
+    expect_error 2 "--threads works with --algorithm=auto only" perm 5 --threads=2 --lazy
+}
+
+@test "perm --threads: the same permutations with 1, 2 and 3 threads (bucket path)" {
+    # 2^21 + 3 numbers = 16 MiB + 24 bytes: auto takes the threaded bucket
+    # shuffle; two permutations, so the second draws after the first
+    local n=2097155 one two three
+    one=$("$B" perm $n --count=2 --seed=thr --threads=1 | sha256sum)
+    two=$("$B" perm $n --count=2 --seed=thr --threads=2 | sha256sum)
+    three=$("$B" perm $n --count=2 --seed=thr --threads=3 | sha256sum)
+    [ "$one" = "$two" ] && [ "$one" = "$three" ]
+    [ "$one" = "$("$B" perm $n --count=2 --seed=thr | sha256sum)" ]
+    # and it is a permutation, not the identity
+    "$B" perm $n --seed=thr --threads=2 | tr ' ' '\n' | sort -n | awk -v n=$n '$1 != NR - 1 {exit 1} END {exit NR != n}'
+    [ "$("$B" perm $n --seed=thr --threads=2 | cut -d' ' -f1-3)" != "0 1 2" ]
 }
 
 @test "rng: errors" {
