@@ -130,6 +130,12 @@ static void threads_identical(void **s)
     same_for_threads(10007, 8, "xoshiro256ss");
     same_for_threads(10007, 4, "chacha20");
     same_for_threads(3001, 12, "xoshiro256ss");
+    /* 69 chunks in 32 units of 2-3, two buckets, blocks of 32: several
+     * units per thread, tails and overflow blocks */
+    hook(1, 1 << 20, 1024);
+    same_for_threads(70000, 8, "xoshiro256ss");
+    same_for_threads(70000, 4, "chacha20");
+    same_for_threads(70001, 12, "chacha20");
     unhook(NULL);
 }
 
