@@ -266,8 +266,10 @@ FS_API const fs_algorithm_info *fs_algorithm_find(const char *name);
  * Uniform.  O(n) expected.  Errors: FS_EINVAL (base NULL with n > 0, size
  * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (the bucket path's
  * bookkeeping, about 1% of the array: see fs_shuffle_threads; the array
- * is then untouched), the generator's sticky error.  n = 0 and 1 draw
- * nothing. */
+ * is then untouched), the generator's sticky error (the array is then
+ * still a permutation of its input; on the bucket path, whose only draw
+ * is a 32-byte key taken before the array is touched, it is untouched).
+ * n = 0 and 1 draw nothing. */
 FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* Shuffles in place with a named algorithm.  Same errors; algorithms that

@@ -557,6 +557,10 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     }
     memcpy(&p.lkey, p.key + 8, 8);
     p.crypto = rng->vt->info->cryptographic;
+    if (rng->error != FS_OK) { /* no key: leave the array as it was */
+        rc = rng->error;
+        goto out;
+    }
 
     run_phase(&p, CLASSIFY, p.nunits, nbuf);
     size_t pos = 0;
