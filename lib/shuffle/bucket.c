@@ -529,27 +529,32 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         (p.tcap && p.nunits > SIZE_MAX / p.tcap / size))
         return FS_ENOMEM;
     int rc = FS_ENOMEM;
-    p.cnt = calloc(p.nunits * p.B, sizeof *p.cnt);
-    p.pre = calloc(p.nunits * p.B, sizeof *p.pre);
-    p.full = calloc(p.nunits, sizeof *p.full);
-    p.start = malloc((p.B + 1) * sizeof *p.start);
-    p.A = malloc(p.B * sizeof *p.A);
-    p.F = malloc(p.B * sizeof *p.F);
-    p.ovfsrc = malloc(p.B * sizeof *p.ovfsrc);
-    p.tag = malloc(p.nslots);
-    p.inv = malloc(p.nslots * sizeof *p.inv);
+    /* every allocation before the array is touched; the test hook can
+     * refuse the k-th (fail_alloc = k) to check that path */
+    unsigned nalloc = 0;
+#define ALLOC(e) (++nalloc == tp->fail_alloc ? NULL : (e))
+    p.cnt = ALLOC(calloc(p.nunits * p.B, sizeof *p.cnt));
+    p.pre = ALLOC(calloc(p.nunits * p.B, sizeof *p.pre));
+    p.full = ALLOC(calloc(p.nunits, sizeof *p.full));
+    p.start = ALLOC(malloc((p.B + 1) * sizeof *p.start));
+    p.A = ALLOC(malloc(p.B * sizeof *p.A));
+    p.F = ALLOC(malloc(p.B * sizeof *p.F));
+    p.ovfsrc = ALLOC(malloc(p.B * sizeof *p.ovfsrc));
+    p.tag = ALLOC(malloc(p.nslots));
+    p.inv = ALLOC(malloc(p.nslots * sizeof *p.inv));
     /* the tails' worst case; pages are touched only as used (about half) */
-    p.tails = malloc(p.tcap ? p.nunits * p.tcap * size : 1);
-    p.ovf = malloc(p.B * p.bs * size);
-    p.bufs = calloc(256, sizeof *p.bufs);
+    p.tails = ALLOC(malloc(p.tcap ? p.nunits * p.tcap * size : 1));
+    p.ovf = ALLOC(malloc(p.B * p.bs * size));
+    p.bufs = ALLOC(calloc(256, sizeof *p.bufs));
     if (p.cnt == NULL || p.pre == NULL || p.full == NULL || p.start == NULL ||
         p.A == NULL || p.F == NULL || p.ovfsrc == NULL || p.tag == NULL ||
         p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
         goto out;
     for (unsigned t = 0; t < nbuf; t++)
-        if ((p.bufs[t] = aligned_alloc(4096, (p.B * p.bs * size + 4095) /
-                                                 4096 * 4096)) == NULL)
+        if ((p.bufs[t] = ALLOC(aligned_alloc(
+                 4096, (p.B * p.bs * size + 4095) / 4096 * 4096))) == NULL)
             goto out;
+#undef ALLOC
     /* The only draw from the caller's generator: 32 bytes, as 4 words. */
     for (int i = 0; i < 4; i++) {
         uint64_t w = fs__u64(rng);

@@ -205,6 +205,42 @@ static void bucket_is_permutation(void **s)
     unhook(NULL);
 }
 
+/* Out of memory, injected: each of the bucket path's allocations refused
+ * in turn (the test hook's fail_alloc) must give FS_ENOMEM with the array
+ * untouched and nothing drawn from the generator; the first k past the
+ * allocations succeeds.  Under ASan (make check-sanitize) a leak on any
+ * of these paths fails the run. */
+static void enomem_untouched(void)
+{
+    const size_t n = 70000;
+    hook(1, 1 << 20, 1024); /* 69 chunks, 32 units, 2 buckets */
+    uint64_t *a = malloc(n * 8);
+    fs_rng *fresh = seeded("chacha20", "enomem");
+    uint64_t first = fs_rng_u64(fresh);
+    fs_rng_free(fresh);
+    unsigned k;
+    for (k = 1; k < 100; k++) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = i;
+        fs__bucket_test_params.fail_alloc = k;
+        fs_rng *r = seeded("chacha20", "enomem");
+        int rc = fs_shuffle_threads(a, n, 8, 2, r);
+        uint64_t next = fs_rng_u64(r);
+        fs_rng_free(r);
+        if (rc == FS_OK)
+            break;
+        assert_int_equal(rc, FS_ENOMEM);
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != i)
+                fail_msg("allocation %u refused: position %zu changed", k, i);
+        assert_true(next == first); /* no key drawn */
+    }
+    /* 12 tables and 2 classify buffers (2 threads), then success */
+    assert_int_equal(k, 15);
+    free(a);
+    unhook(NULL);
+}
+
 static void errors(void **s)
 {
     (void)s;
@@ -229,6 +265,7 @@ static void errors(void **s)
         assert_int_equal(b[i], i);
     unhook(NULL);
     scripted_free(sc);
+    enomem_untouched();
 }
 
 /* The labels, targeted.  The bucket labels must be uniform (a label
