@@ -9,7 +9,10 @@ setup_file() {
     make -s -C "$ROOT" install BUILD="${BUILD:-build}" PREFIX="$PREFIX" >/dev/null
     # binaries built with sanitizers need them at link time too
     export EXTRA=""
-    case "${BUILD:-build}" in *san*) EXTRA="-fsanitize=address,undefined" ;; esac
+    case "${BUILD:-build}" in
+    *tsan*) EXTRA="-fsanitize=thread" ;;
+    *san*) EXTRA="-fsanitize=address,undefined" ;;
+    esac
 }
 
 @test "install lays out header, libraries, pc, cmake, man pages, CLI" {
