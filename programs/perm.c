@@ -19,7 +19,7 @@ static const char usage_text[] =
     "  -s, --seed=S         reproducible output: the same S gives the same\n"
     "                       permutations on every run and platform\n"
     "  -1, --one-based      number from 1 to N\n"
-    "      --threads=N      shuffle with up to N threads (1 to 256; default:\n"
+    "      --threads=T      shuffle with up to T threads (1 to 256; default:\n"
     "                       one per CPU); the output does not change.  Used\n"
     "                       from 16 MiB of data (N >= 2097152), auto only\n"
     "      --lazy           keyed permutation, O(1) memory, any N < 2^64; with\n"
