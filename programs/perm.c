@@ -60,8 +60,7 @@ int cmd_perm(int argc, char **argv)
     uint64_t count = 1;
     const char *alg_name = "auto", *rng_name = NULL, *seed = NULL;
     int one_based = 0;
-    unsigned threads = 0; /* 0: one per CPU (the library's default) */
-    int threads_given = 0;
+    unsigned threads = 0; /* not given: one per CPU (the library's 0) */
     perm_lazy_opts lazy = {0};
 
     /* getopt_long alone reads the arguments: "-1" is --one-based wherever
@@ -86,7 +85,6 @@ int cmd_perm(int argc, char **argv)
                 cli_die(CLI_USAGE, "invalid thread count: '%s' (1 to 256)",
                         optarg);
             threads = (unsigned)t;
-            threads_given = 1;
             break;
         }
         case 'h': cli_help("perm", usage_text);
@@ -105,7 +103,7 @@ int cmd_perm(int argc, char **argv)
         cli_error("extra operand '%s'", argv[optind + 1]);
         cli_try_help("perm", CLI_USAGE);
     }
-    if (threads_given && (lazy.lazy || alg != FS_ALG_AUTO))
+    if (threads != 0 && (lazy.lazy || alg != FS_ALG_AUTO))
         cli_die(CLI_USAGE, "--threads works with --algorithm=auto only "
                            "(the other algorithms are one-threaded)");
     if (lazy.lazy) {
