@@ -163,7 +163,7 @@ static void parse(attack_job *j, int argc, char **argv)
             j->players = cli_u64_or_die("number of players", optarg);
             break;
         case 'w': parse_window(optarg, &j->first, &j->last); break;
-        case 't': j->threads = cli_u64_or_die("threads", optarg); break;
+        case 't': j->threads = cli_threads_or_die(optarg, 64); break;
         case 'f': format = optarg; break;
         case OPT_PROGRESS: j->progress = 1; break;
         case OPT_NO_PROGRESS: j->progress = 0; break;
@@ -179,9 +179,6 @@ static void parse(attack_job *j, int argc, char **argv)
     j->format = deal_format_parse("attack", format);
     if (j->format == DEAL_TSV || j->format == DEAL_JSONL)
         cli_die(CLI_USAGE, "invalid format: '%s' (text or json)", format);
-    if (j->threads > 64)
-        cli_die(CLI_USAGE, "invalid threads: '%llu': at most 64",
-                (unsigned long long)j->threads);
 }
 
 /* The known cards, with shoe positions from --known or from the seat. */

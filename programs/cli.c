@@ -145,6 +145,15 @@ uint64_t cli_u64_or_die(const char *what, const char *s)
     return v;
 }
 
+unsigned cli_threads_or_die(const char *s, unsigned max)
+{
+    uint64_t v;
+    int rc = cli_parse_u64(s, &v);
+    if (rc == 0 && v >= 1 && v <= max)
+        return (unsigned)v;
+    cli_die(CLI_USAGE, "invalid thread count: '%s' (1 to %u)", s, max);
+}
+
 int cli_parse_size(const char *s, uint64_t *out)
 {
     if (s == NULL || *s < '0' || *s > '9')

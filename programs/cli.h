@@ -43,6 +43,9 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* Like cli_parse_u64 or dies "invalid WHAT: 'S'" with status 2 (usage:
  * every caller parses an option or operand). */
 uint64_t cli_u64_or_die(const char *what, const char *s);
+/* A thread count of 1 to max, or dies "invalid thread count: 'S' (1 to
+ * MAX)" with status 2: the one parser of perm, bench and attack. */
+unsigned cli_threads_or_die(const char *s, unsigned max);
 /* A size with optional K, M, G, T suffix (powers of 1024), or B. */
 int cli_parse_size(const char *s, uint64_t *out);
 

@@ -79,14 +79,7 @@ int cmd_perm(int argc, char **argv)
         case 'A': lazy.at = optarg; lazy.lazy = 1; break;
         case 'I': lazy.inverse = optarg; lazy.lazy = 1; break;
         case 'R': lazy.range = optarg; lazy.lazy = 1; break;
-        case 'T': {
-            uint64_t t = cli_u64_or_die("thread count", optarg);
-            if (t < 1 || t > 256)
-                cli_die(CLI_USAGE, "invalid thread count: '%s' (1 to 256)",
-                        optarg);
-            threads = (unsigned)t;
-            break;
-        }
+        case 'T': threads = cli_threads_or_die(optarg, 256); break;
         case 'h': cli_help("perm", usage_text);
         case 'V': cli_version("perm");
         default: cli_bad_option("perm");

@@ -195,7 +195,7 @@ err() {
     err 2 "malformed card code 'Xx'" attack --known=1:Xx
     err 2 "--seat, --hole and --flop go together" attack --seat=1
     err 2 "invalid format: 'jsonl'" attack --known=1:As --format=jsonl
-    err 2 "invalid threads: '65': at most 64" attack --known=1:As --threads=65
+    err 2 "invalid thread count: '65' (1 to 64)" attack --known=1:As --threads=65
     # verify
     err 2 "invalid size: '-3'" verify --n=-3
     err 2 "invalid size: '0'" verify --n=0
