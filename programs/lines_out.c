@@ -2,7 +2,6 @@
  * FILE replaced only on success (see lines_out.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,47 +12,7 @@
 #include "io.h"
 #include "lines_out.h"
 #include "lines_quote.h"
-
-/* The one piece of state a signal handler must reach: the name of a new
- * file not yet renamed over FILE (removed on exit and on a fatal signal). */
-static char pending[4096];
-static volatile sig_atomic_t have_pending;
-
-static void remove_pending(void)
-{
-    if (have_pending) {
-        have_pending = 0;
-        unlink(pending);
-    }
-}
-
-static void on_signal(int sig)
-{
-    remove_pending();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void set_pending(const char *name)
-{
-    static int installed;
-    if (!installed) {
-        installed = 1;
-        atexit(remove_pending);
-        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-            struct sigaction sa, old;
-            memset(&sa, 0, sizeof sa);
-            sa.sa_handler = on_signal;
-            sigemptyset(&sa.sa_mask);
-            /* an ignored signal (nohup) stays ignored */
-            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-                sigaction(sigs[i], &sa, NULL);
-        }
-    }
-    snprintf(pending, sizeof pending, "%s", name);
-    have_pending = name[0] != '\0';
-}
+#include "pending.h"
 
 void lines_out_init(lines_out *o, const char *path, unsigned char delim)
 {
@@ -152,7 +111,7 @@ int lines_out_open(lines_out *o)
         if (fd < 0)
             die_path(o->path, errno);
         o->named = 1;
-        set_pending(o->tmp);
+        pending_set(o->tmp);
         (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
     free(dir);
@@ -175,7 +134,7 @@ _Noreturn void lines_out_failed(lines_out *o, uint64_t bytes_so_far, int err)
     cli_error("write error: %s", strerror(err));
     if (bytes_so_far > blk)
         cli_error("write error");
-    exit(CLI_FAIL); /* the new file, if any, goes with remove_pending */
+    exit(CLI_FAIL); /* the new file, if any, goes at exit (pending.h) */
 }
 
 void lines_out_flush(lines_out *o)
@@ -253,7 +212,7 @@ static void link_unnamed(lines_out *o)
     }
     o->tmp = name;
     o->named = 1;
-    set_pending(name);
+    pending_set(name);
 }
 
 void lines_out_commit(lines_out *o)
@@ -272,7 +231,7 @@ void lines_out_commit(lines_out *o)
     if (o->replace) {
         if (rename(o->tmp, o->target) != 0)
             die_path(o->path, errno); /* pending: removed at exit */
-        have_pending = 0;
+        pending_done();
         char *dir = dir_of(o->target); /* make the rename durable */
         int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (dfd >= 0) {

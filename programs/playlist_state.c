@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pending.h"
 #include "playlist.h"
 
 void pl_record_push(pl_record *r, uint64_t id)
@@ -181,6 +182,7 @@ void pl_state_save(const char *path, const fs_playlist *pl,
     if (fd < 0)
         cli_die(CLI_FAIL, "%s: cannot create a temporary file: %s", path,
                 strerror(errno));
+    pending_set(tmp); /* removed on a failure or a signal */
     int bad = 0;
     /* Test hook (tests/cli/playlist.bats): stop half-way through the write
      * so that a test can kill the process there. */
@@ -197,8 +199,10 @@ void pl_state_save(const char *path, const fs_playlist *pl,
     if (bad || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
+        pending_done();
         free(tmp);
         cli_die(CLI_FAIL, "%s: cannot write the state: %s", path, strerror(e));
     }
+    pending_done();
     free(tmp);
 }

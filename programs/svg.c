@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pending.h"
 #include "svg.h"
 
 FILE *svg_open(const char *path, char **tmp)
@@ -19,10 +20,12 @@ FILE *svg_open(const char *path, char **tmp)
         *tmp = NULL;
         return NULL;
     }
+    pending_set(*tmp);
     FILE *f = fdopen(fd, "w");
     if (f == NULL) {
         close(fd);
         unlink(*tmp);
+        pending_done();
         free(*tmp);
         *tmp = NULL;
     }
@@ -34,10 +37,12 @@ int svg_close(FILE *f, char *tmp, const char *path)
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (!bad && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0) {
+        pending_done();
         free(tmp);
         return 0;
     }
     unlink(tmp);
+    pending_done();
     free(tmp);
     return -1;
 }

@@ -1,6 +1,7 @@
 /* svg.h -- the one SVG writer of the CLI: verify's heat maps, bars and
  * --swaps sweep, bench's plot.  A file is written to PATH.tmpXXXXXX and
- * renamed when whole, so a failed run leaves nothing half-written. */
+ * renamed when whole, so a failed or interrupted run leaves nothing
+ * half-written (pending.h). */
 #ifndef FS_SVG_H
 #define FS_SVG_H
 

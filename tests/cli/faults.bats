@@ -239,3 +239,41 @@ kill_mid_spill() {
     done
     [ "$(ls -A | grep -c fairshuf)" = 0 ]
 }
+
+# stop_and_signal SIG CMD...: runs CMD with FAIRSHUF_TEST_STOP_PENDING (it
+# stops itself once its temporary output file exists), sends SIG, lets it
+# go on; prints the exit status.
+stop_and_signal() {
+    local sig=$1 st=0 i
+    shift
+    FAIRSHUF_TEST_STOP_PENDING=1 env --default-signal=INT "$@" > /dev/null 2>&1 &
+    local pid=$!
+    for i in $(seq 200); do
+        [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
+        sleep 0.05
+    done
+    [ "$(awk '{print $3}' /proc/$pid/stat)" = T ] || { kill -9 $pid; echo stuck; return; }
+    ls -A out | grep -q tmp || { kill -9 $pid; echo no-temp; return; }
+    kill -"$sig" $pid
+    kill -CONT $pid
+    wait $pid || st=$?
+    echo "$st"
+}
+
+@test "SIGINT, SIGTERM while writing --svg or --report: no picture, no temp file" {
+    for sig in INT TERM; do
+        want=$([ $sig = INT ] && echo 130 || echo 143)
+        st=$(stop_and_signal $sig "$FS_BIN" verify -a auto --n=3 --trials=1000 --svg=out/v.svg)
+        [ "$st" = "$want" ] || { echo "verify --svg, $sig: $st"; return 1; }
+        nothing_left out
+        st=$(stop_and_signal $sig "$FS_BIN" verify -a auto --n=3 --trials=1000 --report=out/r.html)
+        [ "$st" = "$want" ] || { echo "verify --report, $sig: $st"; return 1; }
+        nothing_left out
+        st=$(stop_and_signal $sig "$FS_BIN" bench --sizes=54 --runs=1 --min-time=1 --rng=xoshiro256ss --svg=out/b.svg)
+        [ "$st" = "$want" ] || { echo "bench --svg, $sig: $st"; return 1; }
+        nothing_left out
+    done
+    # and without the signal the picture is made
+    "$FS_BIN" verify -a auto --n=3 --trials=1000 --svg=out/v.svg > /dev/null
+    [ -s out/v.svg ] && [ "$(ls -A out)" = v.svg ]
+}

@@ -84,6 +84,27 @@ teardown() {
     [ "$("$B" playlist "$D/list.txt" --state="$D/st" next)" = "${want[1]}" ]
 }
 
+@test "playlist: SIGTERM or SIGINT in the middle of a state update: old state, no temp file" {
+    "$B" playlist "$D/list.txt" --seed=c --state="$D/st" next
+    before=$(cat "$D/st")
+    for sig in TERM INT; do
+        # (a background job starts with SIGINT ignored; a user's Ctrl-C does not)
+        FAIRSHUF_TEST_STOP_IN_STATE_WRITE=1 env --default-signal=INT \
+            "$B" playlist "$D/list.txt" --state="$D/st" next > /dev/null &
+        pid=$!
+        [ "$(wait_stopped "$pid")" = T ]
+        [ -n "$(ls "$D"/st.tmp.* 2>/dev/null)" ] # the half-written temp file
+        kill -$sig $pid
+        kill -CONT $pid
+        st=0
+        wait $pid || st=$?
+        pid=
+        case $sig in TERM) [ "$st" = 143 ] ;; INT) [ "$st" = 130 ] ;; esac
+        [ "$(cat "$D/st")" = "$before" ]
+        [ -z "$(ls "$D"/st.tmp.* 2>/dev/null)" ] # removed by the handler
+    done
+}
+
 @test "playlist: M3U entries keep their #EXTINF lines; TSV keeps the header" {
     { echo '#EXTM3U'; for i in 1 2 3 4 5; do echo "#EXTINF:123,Artist $i - Title $i"; echo "/music/$i.mp3"; done; } > "$D/p.m3u"
     run "$B" playlist "$D/p.m3u" --seed=m
