@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "deal_out.h"
+#include "pending.h"
 
 static const char usage_text[] =
     "Usage: fairshuf fair commit --server-seed-file=F [--log=L] "
@@ -158,6 +159,8 @@ static char *new_seed_file(const char *sub, const char *path,
     if (fd < 0)
         cli_die(CLI_FAIL, "%s: cannot create '%s': %s", sub, path,
                 strerror(errno));
+    /* removed by a signal until it may hold a committed seed (below) */
+    pending_set(tmp);
     char hex[65];
     fs_hex_encode(seed, 32, hex);
     hex[64] = '\n';
@@ -338,6 +341,7 @@ static int do_commit(const args *a)
     char chex[65];
     fs_hex_encode(c, 32, chex);
     /* link() never replaces: a seed that may be committed is never lost. */
+    pending_done(); /* (the commitment is shown only after the link) */
     if (link(tmp, a->seed_file) != 0) {
         int err = errno;
         unlink(tmp);
@@ -533,7 +537,9 @@ static int do_rotate(const args *a)
     rec_commit(&m.o, nhex);
     mem_close(&m);
     /* The reveal and the new commitment go to the log as one write, then
-     * the new seed replaces the old. */
+     * the new seed replaces the old.  From here tmp may be the only copy of
+     * a committed seed: no signal removes it. */
+    pending_done();
     int err = log_append("rotate", a->log, &l, m.p, m.n);
     free(m.p);
     if (err) {

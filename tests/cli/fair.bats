@@ -306,6 +306,41 @@ period() {
     done
 }
 
+@test "fair rotate and commit: SIGINT or SIGTERM before the log is written leave no new seed file" {
+    period 1
+    cp "$T/s.hex" "$T/s.before"
+    cp "$T/p.log" "$T/p.before"
+    for sig in INT TERM; do
+        for cmd in rotate commit; do
+            log=--log="$T/p.log"
+            [ $cmd = rotate ] || { log=; rm -f "$T/n.hex"; }
+            file=$([ $cmd = rotate ] && echo s.hex || echo n.hex)
+            # stops itself once the new seed's temporary file exists
+            FAIRSHUF_TEST_STOP_PENDING=1 env --default-signal=INT \
+                "$F" fair $cmd --server-seed-file="$T/$file" $log > /dev/null 2>&1 &
+            pid=$!
+            for i in $(seq 200); do
+                [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
+                sleep 0.05
+            done
+            [ -n "$(ls "$T/$file".?????? 2>/dev/null)" ] # the temporary file
+            kill -$sig $pid
+            kill -CONT $pid
+            st=0
+            wait $pid || st=$?
+            [ "$st" = "$([ $sig = INT ] && echo 130 || echo 143)" ]
+            [ -z "$(ls "$T/$file".?????? 2>/dev/null)" ] # removed
+            cmp "$T/s.hex" "$T/s.before"
+            cmp "$T/p.log" "$T/p.before"
+            [ ! -e "$T/n.hex" ]
+        done
+    done
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" > /dev/null
+    run "$F" fair check --log="$T/p.log"
+    [ "$status" -eq 0 ] # the chain of commitments is intact
+    [[ $output == "OK: 2 periods, 1 deal"* ]]
+}
+
 @test "fair period log: commit, deals with nonces 0.. in order, rotate, check OK" {
     period 3
     [ "$(grep -c '"event":"deal"' "$T/p.log")" -eq 3 ]
