@@ -341,14 +341,14 @@ static int do_commit(const args *a)
     char chex[65];
     fs_hex_encode(c, 32, chex);
     /* link() never replaces: a seed that may be committed is never lost. */
-    pending_done(); /* (the commitment is shown only after the link) */
     if (link(tmp, a->seed_file) != 0) {
         int err = errno;
         unlink(tmp);
         cli_die(CLI_FAIL, "fair commit: cannot create '%s': %s", a->seed_file,
                 strerror(err));
     }
-    unlink(tmp);
+    unlink(tmp); /* the seed file is its name now */
+    pending_done();
     free(tmp);
     if (f == DEAL_JSON)
         printf("{\"scheme\":\"%s\",\"commitment\":\"%s\"}\n", FS_FAIR_SCHEME,
