@@ -1,7 +1,9 @@
 # fairshuf -- build, test, install.  `make help` lists the targets.
 #
 # Variables: CC, CXX, CFLAGS, BUILD (output folder), SANITIZE=1 (ASan+UBSan)
-# or SANITIZE=thread (ThreadSanitizer),
+# or SANITIZE=thread (ThreadSanitizer), CHACHA=openssl (the ChaCha20
+# keystream from OpenSSL's libcrypto instead of libsodium: same bytes,
+# faster on AVX-512 CPUs; lib/rng/keystream.h),
 # PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
 # edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf,
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
@@ -11,6 +13,13 @@ CXX      ?= c++
 PREFIX   ?= /usr/local
 BUILD    ?= build
 PKGS     := libsodium
+CHACHA   ?= sodium
+ifeq ($(CHACHA),openssl)
+PKGS     += libcrypto
+CFLAGS_CHACHA := -DFS_CHACHA_OPENSSL
+else ifneq ($(CHACHA),sodium)
+$(error CHACHA must be sodium or openssl)
+endif
 SONAME   := libfairshuf.so.0
 VERSION  := $(shell sed -n 's/^#define FS_VERSION_STRING "\(.*\)"/\1/p' include/fairshuf.h)
 
@@ -24,7 +33,7 @@ OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 endif
 CFLAGS   ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib \
-              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS_CHACHA) $(CFLAGS)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium) -lpthread -lm
 SANFLAGS := $(if $(filter thread,$(SANITIZE)),-fsanitize=thread,-fsanitize=address,undefined)
 SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
@@ -45,7 +54,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: python all setup setup-build demo check check-sanitize check-clang check-tsan test install \
+.PHONY: python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -57,6 +66,7 @@ help:
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
+	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make python     build the Python package in place (python/)"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
@@ -141,6 +151,13 @@ check-clang: setup
 check-tsan: setup
 	@$(MAKE) --no-print-directory test BUILD=build-tsan SANITIZE=thread
 
+# Opt-in (not in CI): the whole suite -- RFC vectors, docs/vectors.md, the
+# goldens -- on a build whose ChaCha20 keystream is OpenSSL's (CHACHA=openssl,
+# libssl-dev): it must give the same bytes as libsodium's everywhere.
+check-openssl: setup
+	@scripts/setup.sh openssl
+	@$(MAKE) --no-print-directory test BUILD=build-openssl CHACHA=openssl
+
 # ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
 # build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
 # build/fairshuf-mpi; tests/cli/mpi.bats runs it under mpirun.  mpicc
@@ -214,6 +231,7 @@ install: all
 	install -m 755 $(BUILD)/fairshuf $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@REQUIRES@|$(PKGS)|g' \
 	    scripts/fairshuf.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    scripts/fairshuf-config.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf/fairshuf-config.cmake
@@ -229,4 +247,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
 
 clean:
-	rm -rf build build-san build-clang
+	rm -rf build build-san build-clang build-tsan build-openssl

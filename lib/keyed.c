@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "keyed_internal.h"
+#include "rng/keystream.h"
 
 static void le64(unsigned char *out, uint64_t v)
 {
@@ -36,7 +37,7 @@ int fs__keyed_init_rounds(fs_keyed *p, uint64_t n, const uint8_t key[32],
     unsigned char nonce[12], ks[16 * FS_KEYED_ROUNDS_MAX + 1];
     memcpy(nonce, "fsk1", 4);
     le64(nonce + 4, n);
-    crypto_stream_chacha20_ietf(ks, sizeof ks, nonce, key);
+    fs__chacha20(ks, sizeof ks, key, nonce, 0);
     memcpy(p->rk, ks, 16 * (size_t)rounds);
     p->odd = ks[16 * FS_KEYED_ROUNDS_MAX] & 1;
     sodium_memzero(ks, sizeof ks);

@@ -2,6 +2,7 @@
 # setup.sh -- make sure the Debian packages fairshuf needs are installed.
 #   scripts/setup.sh build   what `make` and `make demo` need
 #   scripts/setup.sh         (or `test`) that plus what `make check` needs
+#   scripts/setup.sh openssl what `make CHACHA=openssl` adds (libssl-dev)
 # As root, installs what is missing with apt-get; otherwise names the
 # missing packages and fails.
 set -euo pipefail
@@ -31,10 +32,16 @@ test=(
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
 )
 
+# Only for `make CHACHA=openssl` / `make check-openssl`:
+openssl=(
+    libssl-dev        # OpenSSL's libcrypto: the same ChaCha20, faster with AVX-512
+)
+
 case "${1:-test}" in
 build) packages=("${build[@]}") ;;
 test) packages=("${build[@]}" "${test[@]}") ;;
-*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+openssl) packages=("${openssl[@]}") ;;
+*) echo "usage: $0 [build|test|openssl]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -2,11 +2,10 @@
  * addressed by line number, so any line's key is computable on its own
  * (threads and out-of-core buckets need no shared generator state), and
  * level 0 is exactly the seeded chacha20 fs_rng stream (see lines.h). */
-#include <pthread.h>
-#include <sodium.h>
 
 #include "fairshuf/lines.h"
 #include "internal.h"
+#include "rng/keystream.h"
 
 static void nonce_of(unsigned char nonce[12], uint64_t i, uint32_t level)
 {
@@ -18,21 +17,10 @@ static void nonce_of(unsigned char nonce[12], uint64_t i, uint32_t level)
     }
 }
 
-/* sodium_init() selects libsodium's SIMD ChaCha20 (about 8x faster than
- * the reference code it uses otherwise); it is idempotent. */
-static pthread_once_t sodium_once = PTHREAD_ONCE_INIT;
-static int sodium_state;
-static void sodium_setup(void)
-{
-    /* on failure the portable code still gives the same keystream */
-    sodium_state = sodium_init();
-}
-
 void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
                    uint64_t *out, size_t count)
 {
     unsigned char blk[4096];
-    pthread_once(&sodium_once, sodium_setup);
     while (count > 0) {
         uint64_t i = first;
         uint64_t in_seg = ((uint64_t)1 << 35) - (i & (((uint64_t)1 << 35) - 1));
@@ -45,10 +33,7 @@ void fs_lines_keys(const uint8_t K[32], uint64_t first, uint32_t level,
         size_t bytes = ((skip + words) * 8 + 63) & ~(size_t)63;
         unsigned char nonce[12];
         nonce_of(nonce, i, level);
-        memset(blk, 0, bytes);
-        crypto_stream_chacha20_ietf_xor_ic(blk, blk, bytes, nonce,
-                                           (uint32_t)((i >> 3) & 0xffffffffu),
-                                           K);
+        fs__chacha20(blk, bytes, K, nonce, (uint32_t)((i >> 3) & 0xffffffffu));
         memcpy(out, blk + 8 * skip, words * 8); /* little-endian hosts */
         out += words;
         count -= words;

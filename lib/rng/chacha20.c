@@ -1,5 +1,6 @@
-/* chacha20.c -- the default generator: ChaCha20 keystream from libsodium
- * (crypto_stream_chacha20_ietf_xor_ic, RFC 8439).  Test vectors: RFC 7539
+/* chacha20.c -- the default generator: the ChaCha20 keystream (RFC 8439;
+ * libsodium, or OpenSSL with `make CHACHA=openssl`: keystream.h).
+ * Test vectors: RFC 7539
  * A.1 #1 (all-zero key, nonce and counter) and RFC 8439 2.3.2.
  *
  * Seeded: key from the seed (fs_seed_to_key), nonce 0, block counter from
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "generators.h"
+#include "keystream.h"
 
 #define RESEED_BYTES (1u << 20)
 
@@ -35,6 +37,7 @@ typedef struct chacha_seeded {
     unsigned char key[32];
     unsigned char nonce[12];
     uint32_t counter;
+    fs__chacha_ctx *ks; /* NULL: each refill sets the key up anew */
 } chacha_seeded;
 
 /* st.u64[0]: 0 seeded, 1 OS + wipe-on-fork, 2 OS + pid check.
@@ -45,8 +48,7 @@ static void refill_seeded(fs_rng *rng)
 {
     chacha_seeded *c = rng->ext;
     fs_stream *s = rng->s;
-    crypto_stream_chacha20_ietf_xor_ic(s->buf, fs__zeros, FS_RNG_BUF, c->nonce,
-                                       c->counter, c->key);
+    fs__chacha20_ctx(c->ks, s->buf, FS_RNG_BUF, c->key, c->nonce, c->counter);
     c->counter += FS_RNG_BUF / 64;
     if (c->counter == 0) { /* 2^32 blocks: carry into the nonce */
         for (int i = 0; i < 4 && ++c->nonce[i] == 0; i++)
@@ -92,10 +94,10 @@ static void refill_os(fs_rng *rng)
      * first 32 bytes of the block after the output (never handed out). */
     static const unsigned char nonce[12];
     unsigned char next[32];
-    crypto_stream_chacha20_ietf_xor_ic(s->buf, fs__zeros, len, nonce, 0,
-                                       c->key);
-    crypto_stream_chacha20_ietf_xor_ic(next, fs__zeros, 32, nonce,
-                                       (uint32_t)((len + 63) / 64), c->key);
+    fs__chacha_ctx *ks = fs__chacha_ctx_new(); /* one key set-up for both */
+    fs__chacha20_ctx(ks, s->buf, len, c->key, nonce, 0);
+    fs__chacha20_ctx(ks, next, 32, c->key, nonce, (uint32_t)((len + 63) / 64));
+    fs__chacha_ctx_free(ks); /* wipes the key it held */
     memcpy(c->key, next, 32);
     sodium_memzero(next, sizeof next);
     c->since += (uint32_t)len;
@@ -116,6 +118,7 @@ static void destroy(fs_rng *rng)
     if (rng->ext == NULL)
         return;
     if (rng->st.u64[0] == SEEDED) {
+        fs__chacha_ctx_free(((chacha_seeded *)rng->ext)->ks);
         sodium_memzero(rng->ext, sizeof(chacha_seeded));
         free(rng->ext);
     } else {
@@ -133,6 +136,7 @@ static int seed_string(fs_rng *rng, const char *seed)
             return FS_ENOMEM;
         rng->ext = c;
         rng->st.u64[0] = SEEDED;
+        c->ks = fs__chacha_ctx_new(); /* NULL is fine (keystream.h) */
         return fs_seed_to_key(seed, c->key);
     }
     chacha_os *c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
@@ -171,13 +175,18 @@ void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
     memcpy(c->key, key, 32);
     memcpy(c->nonce, nonce, 12);
     c->counter = 0;
+    c->ks = NULL; /* never destroyed: nothing to free */
     rng->ext = c;
     rng->st.u64[0] = SEEDED;
 }
 
 static const fs_rng_info info = {
     "chacha20",
-    "ChaCha20 keystream (libsodium, RFC 8439); cryptographic; the default",
+#ifdef FS_CHACHA_OPENSSL
+    "ChaCha20 keystream (RFC 8439; OpenSSL); cryptographic; the default",
+#else
+    "ChaCha20 keystream (RFC 8439; libsodium); cryptographic; the default",
+#endif
     64, 256 + 96 + 32, 256, 1, 0};
 
 const fs_rng_vtable fs__chacha20_vt = {&info, refill, destroy, NULL,

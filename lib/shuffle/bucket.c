@@ -61,6 +61,7 @@
 
 #include "../rng/child.h"
 #include "../rng/generators.h"
+#include "../rng/keystream.h"
 #include "batch.h"
 #include "bucket.h"
 #include "shuffle.h"
@@ -124,8 +125,7 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
         unsigned char nonce[12] = {0};
         for (int i = 0; i < 8; i++)
             nonce[4 + i] = (unsigned char)((uint64_t)c >> (8 * i));
-        crypto_stream_chacha20_ietf_xor_ic(out, fs__zeros, len, nonce,
-                                           (uint32_t)(off / 64), p->key);
+        fs__chacha20(out, len, p->key, nonce, (uint32_t)(off / 64));
         return;
     }
     uint64_t x = (p->lkey ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL)) +

@@ -34,9 +34,10 @@ setup_file() {
     [ "$status" -eq 0 ]
     [[ "$output" == *"landlord:"* ]] && [[ "$output" == *"deck still in order: yes"* ]]
     [ "$(./deal54 replay-me)" = "$output" ]
-    # static linking works too
+    # static linking works too, with what fairshuf.pc says it needs
+    # (libsodium, and libcrypto in a CHACHA=openssl build)
     cc $EXTRA -std=c11 "$ROOT/examples/shuffle_array.c" -I"$PREFIX/include" \
-        "$PREFIX/lib/libfairshuf.a" $(pkg-config --libs libsodium) -lpthread -lm -o sa
+        "$PREFIX/lib/libfairshuf.a" $(pkg-config --static --libs-only-other --libs-only-l fairshuf | sed 's/-lfairshuf//') -o sa
     [ "$(./sa | wc -w)" -eq 10 ]
 }
 
