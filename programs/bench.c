@@ -539,8 +539,8 @@ static void parse(bench_opts *o, int argc, char **argv)
         {NULL, 0, NULL, 0}};
     static char sizes_arg[512] = "54,1e3,1e5,1e6,1e7,1e8";
     static char rngs_arg[256] = "xoshiro256ss,chacha20";
-    unsigned threads = 1;
     int c;
+    o->threads = 1;
     o->runs = 5;
     o->min_ms = 50;
     o->progress = -1;
@@ -557,7 +557,7 @@ static void parse(bench_opts *o, int argc, char **argv)
                 cli_die(CLI_USAGE, "--rng: list too long");
             strcpy(rngs_arg, optarg);
             break;
-        case 'j': threads = cli_threads_or_die(optarg, 256); break;
+        case 'j': o->threads = cli_threads_or_die(optarg, 256); break;
         case OPT_RUNS: o->runs = cli_u64_or_die("run count", optarg); break;
         case 'm': o->min_ms = cli_u64_or_die("minimum time", optarg); break;
         case OPT_BASE: parse_baseline(o, optarg); break;
@@ -582,7 +582,6 @@ static void parse(bench_opts *o, int argc, char **argv)
         cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("bench", CLI_USAGE);
     }
-    o->threads = threads;
     if (o->runs == 0 || o->runs > 1000)
         cli_die(CLI_USAGE, "invalid run count: must be 1 to 1000");
     if (o->algs && strcmp(o->algs, "list") == 0)

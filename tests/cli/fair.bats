@@ -297,6 +297,8 @@ chk() {
     [[ $output != *warning* ]]
 }
 
+load stopped # wait_stopped
+
 # A period: commit, N deals with --log, then rotate (reveal + new commit).
 period() {
     local n=$1
@@ -319,10 +321,7 @@ period() {
             FAIRSHUF_TEST_STOP_PENDING=1 env --default-signal=INT \
                 "$F" fair $cmd --server-seed-file="$T/$file" $log > /dev/null 2>&1 &
             pid=$!
-            for i in $(seq 200); do
-                [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
-                sleep 0.05
-            done
+            [ "$(wait_stopped $pid)" = T ]
             [ -n "$(ls "$T/$file".?????? 2>/dev/null)" ] # the temporary file
             kill -$sig $pid
             kill -CONT $pid

@@ -240,19 +240,17 @@ kill_mid_spill() {
     [ "$(ls -A | grep -c fairshuf)" = 0 ]
 }
 
+load stopped # wait_stopped
+
 # stop_and_signal SIG CMD...: runs CMD with FAIRSHUF_TEST_STOP_PENDING (it
 # stops itself once its temporary output file exists), sends SIG, lets it
 # go on; prints the exit status.
 stop_and_signal() {
-    local sig=$1 st=0 i
+    local sig=$1 st=0
     shift
     FAIRSHUF_TEST_STOP_PENDING=1 env --default-signal=INT "$@" > /dev/null 2>&1 &
     local pid=$!
-    for i in $(seq 200); do
-        [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
-    [ "$(awk '{print $3}' /proc/$pid/stat)" = T ] || { kill -9 $pid; echo stuck; return; }
+    [ "$(wait_stopped $pid)" = T ] || { kill -9 $pid; echo stuck; return; }
     ls -A out | grep -q tmp || { kill -9 $pid; echo no-temp; return; }
     kill -"$sig" $pid
     kill -CONT $pid

@@ -9,14 +9,7 @@ setup() {
     seq 1 20 | sed 's/^/song/' > "$D/list.txt"
 }
 
-# Waits (up to 5 s) for process $1 to stop; prints its state letter (T).
-wait_stopped() {
-    for i in $(seq 100); do
-        [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
-    awk '{print $3}' /proc/$1/stat
-}
+load stopped # wait_stopped
 
 teardown() {
     [ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
