@@ -127,13 +127,18 @@ $(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
 	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
 	@touch $@
 
+# the load client of bench/serve.sh and tests/cli/serve.bats
+$(BUILD)/tests/serve-load: bench/serve_load.c
+	@mkdir -p $(dir $@)
+	@$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANLD) -pthread -o $@ $<
+
 # make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
 $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $<
 
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
-      $(PY_EXT)
+      $(BUILD)/tests/serve-load $(PY_EXT)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build

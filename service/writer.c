@@ -38,7 +38,8 @@ struct svc_writer {
     size_t ncache;
     entry *touched;           /* entries with a `work` copy in this batch */
     fs_deal deal;             /* scratch, large */
-    fs_fair_record rec;       /* scratch, large */
+    fs_dealer dealer;         /* scratch, large: fs_fair_period_deal's */
+    char tsv[FS_FAIR_TSV_MAX + 1];
 };
 
 static void evict(svc_writer *w, int64_t id)
@@ -105,7 +106,10 @@ static int store_record(svc_writer *w, int64_t id, entry *en,
     if (svc_store_append(w->st, id, en->work_lines, line, e))
         return -1;
     fs_fair_period next = en->work;
-    fs_fair_period_applied(&next, line);
+    if (fs_fair_period_applied(&next, line) != FS_OK) {
+        svc_error_set(e, 500, "internal", "a record the period refuses");
+        return -1;
+    }
     if (svc_store_save(w->st, id, &next, en->work_lines + 1, e))
         return -1;
     en->work = next;
@@ -168,12 +172,15 @@ static int op_client_seed(svc_writer *w, svc_op *op, char *line, size_t cap)
                       (long long)op->table);
         return 0;
     }
-    int rc = fs_fair_period_client_seed(&en->work, op->client_seed, line, cap);
+    const char *why = NULL;
+    int rc = fs_fair_period_client_seed(&en->work, op->client_seed, line, cap,
+                                        &why);
     if (rc != FS_OK) {
         if (rc == FS_EINVAL)
             svc_error_set(&op->err, 400, "bad_client_seed",
-                          "a client seed is 1 to %d bytes of UTF-8 without "
-                          "control characters", FS_FAIR_CLIENT_SEED_MAX);
+                          "bad client seed: %s (1 to %d bytes of UTF-8 "
+                          "without control characters)",
+                          why ? why : "refused", FS_FAIR_CLIENT_SEED_MAX);
         else
             lib_error(&op->err, rc, "the client seed");
         return 0;
@@ -204,16 +211,12 @@ static int op_deal(svc_writer *w, svc_op *op, char *line, size_t cap)
         return 0;
     }
     uint64_t nonce;
-    int rc = fs_fair_period_deal(&en->work, &w->deal, &nonce, line, cap);
-    if (rc != FS_OK) {
+    int rc = fs_fair_period_deal(&en->work, &w->dealer, &w->deal, &nonce,
+                                 line, cap);
+    if (rc == FS_OK) /* exactly `fair deal --format=tsv`, as in the record */
+        rc = fs_fair_deal_tsv(&w->deal, &w->dealer, w->tsv, sizeof w->tsv);
+    if (rc < 0) {
         lib_error(&op->err, rc, "the deal");
-        return 0;
-    }
-    /* The answer's deal is the record's: what the log says, byte for byte. */
-    const char *why = NULL;
-    rc = fs_fair_record_parse(line, strlen(line), &w->rec, &why);
-    if (rc != FS_OK) {
-        lib_error(&op->err, rc, "reading the deal record");
         return 0;
     }
     if (store_record(w, op->table, en, line, &op->err))
@@ -221,7 +224,7 @@ static int op_deal(svc_writer *w, svc_op *op, char *line, size_t cap)
     reply_period_head(&op->reply, op->table, &en->work);
     svc_buf_printf(&op->reply, ",\"nonce\":%llu,\"deal\":",
                    (unsigned long long)nonce);
-    svc_buf_json(&op->reply, w->rec.deal);
+    svc_buf_json(&op->reply, w->tsv);
     svc_buf_str(&op->reply, ",\"client_seed\":");
     svc_buf_json(&op->reply, en->work.client_seed);
     svc_buf_str(&op->reply, ",\"commitment\":");
