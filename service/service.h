@@ -6,6 +6,7 @@
 #ifndef FS_SERVICE_H
 #define FS_SERVICE_H
 
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,7 +101,7 @@ typedef struct svc_op {
     unsigned players, decks;             /* OPEN */
     char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* CLIENT_SEED */
     /* results, set by the writer */
-    int done;
+    sem_t done;                          /* posted when the batch ended */
     svc_error err;                       /* err.status 0: success */
     unsigned status;                     /* success status (200/201) */
     svc_buf reply;                       /* the JSON answer */

@@ -13,6 +13,7 @@
  * state after the commit succeeds and are dropped when it fails, so a
  * failed batch changes nothing, in the database or here. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ struct svc_writer {
     unsigned batch;
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t queued, done;
+    pthread_cond_t queued;
     svc_op *head, *tail;
     int stop;
     entry **cache;            /* by table id; NULL: not loaded */
@@ -350,10 +351,11 @@ static void *writer_main(void *arg)
         last->next = NULL;
         pthread_mutex_unlock(&w->mu);
         run_batch(w, ops);
+        for (svc_op *op = ops, *next; op; op = next) {
+            next = op->next; /* op is the waiter's once posted */
+            sem_post(&op->done);
+        }
         pthread_mutex_lock(&w->mu);
-        for (svc_op *op = ops; op; op = op->next)
-            op->done = 1;
-        pthread_cond_broadcast(&w->done);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -371,7 +373,6 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
     w->batch = batch ? batch : 1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->queued, NULL);
-    pthread_cond_init(&w->done, NULL);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
         snprintf(why, cap, "cannot start the writer thread");
         free(w);
@@ -382,7 +383,7 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
 
 void svc_writer_submit(svc_writer *w, svc_op *op)
 {
-    op->done = 0;
+    sem_init(&op->done, 0, 0);
     op->next = NULL;
     pthread_mutex_lock(&w->mu);
     if (w->tail)
@@ -391,9 +392,11 @@ void svc_writer_submit(svc_writer *w, svc_op *op)
         w->head = op;
     w->tail = op;
     pthread_cond_signal(&w->queued);
-    while (!op->done)
-        pthread_cond_wait(&w->done, &w->mu);
     pthread_mutex_unlock(&w->mu);
+    /* Only this op's waiter wakes (no herd of every waiting request). */
+    while (sem_wait(&op->done) != 0)
+        ;
+    sem_destroy(&op->done);
 }
 
 void svc_writer_stop(svc_writer *w)
@@ -408,6 +411,5 @@ void svc_writer_stop(svc_writer *w)
     free(w->cache);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->queued);
-    pthread_cond_destroy(&w->done);
     free(w);
 }
