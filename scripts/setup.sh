@@ -12,6 +12,9 @@ build=(
     build-essential   # C compiler, make, ar
     pkgconf           # finds libsodium's flags
     libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+    libmicrohttpd-dev # fairshuf serve: the HTTP server
+    libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
+    libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -30,6 +33,8 @@ test=(
     python3-pip       # tests that `pip install ./python` works offline
     python3-torch     # tests the PyTorch sampler with a real DataLoader
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
+    curl              # fairshuf serve's tests (HTTP calls)
+    nodejs            # fairshuf serve's Node client example (built-in fetch)
 )
 
 # Only for `make CHACHA=openssl` / `make check-openssl`:

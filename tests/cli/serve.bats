@@ -62,7 +62,7 @@ teardown() {
     seed=$(jget server_seed)
     [ "$(jget previous_commitment)" = "$commit" ]
     [ "$(jget commitment)" != "$commit" ]
-    [ "$(printf '%s' "$seed" | xxd -r -p | sha256sum | cut -d' ' -f1)" = "$commit" ]
+    [ "$("$PY" -c 'import hashlib,sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1])).hexdigest())' "$seed")" = "$commit" ]
     get_log "$id"
     [ "$(wc -l <"$T/log.$id")" -eq 7 ]   # commit, client seed, 3 deals, reveal, commit
     run "$F" fair check --log="$T/log.$id" --commitment="$commit" --client-seed="alice ☃"
