@@ -118,13 +118,24 @@ static int store_record(svc_writer *w, int64_t id, entry *en,
     return 0;
 }
 
-static void reply_period_head(svc_buf *b, int64_t id, const fs_fair_period *p)
+/* The answer's fields every operation shares: the table and its period's
+ * public state (never the seed), left open for the operation's own. */
+static void reply_period(svc_buf *b, int64_t id, const fs_fair_period *p)
 {
     svc_buf_printf(b, "{\"table\":%lld,\"scheme\":", (long long)id);
     svc_buf_json(b, p->scheme);
     svc_buf_str(b, ",\"game\":");
     svc_buf_json(b, p->game);
-    svc_buf_printf(b, ",\"players\":%u,\"decks\":%u", p->players, p->decks);
+    svc_buf_printf(b, ",\"players\":%u,\"decks\":%u,\"commitment\":",
+                   p->players, p->decks);
+    svc_buf_hex(b, p->commitment, 32);
+    svc_buf_str(b, ",\"client_seed\":");
+    if (p->has_client_seed)
+        svc_buf_json(b, p->client_seed);
+    else
+        svc_buf_str(b, "null");
+    svc_buf_printf(b, ",\"next_nonce\":%llu",
+                   (unsigned long long)p->next_nonce);
 }
 
 static void lib_error(svc_error *e, int rc, const char *what)
@@ -153,19 +164,15 @@ static int op_open(svc_writer *w, svc_op *op, char *line, size_t cap)
     entry *en = lookup(w, id, &op->err); /* the row just inserted */
     if (!en || store_record(w, id, en, line, &op->err))
         return -1;
-    reply_period_head(&op->reply, id, &en->work);
-    svc_buf_str(&op->reply, ",\"commitment\":");
-    svc_buf_hex(&op->reply, en->work.commitment, 32);
-    svc_buf_str(&op->reply, ",\"client_seed\":null,\"next_nonce\":0}\n");
+    reply_period(&op->reply, id, &en->work);
+    svc_buf_str(&op->reply, "}\n");
     op->status = 201;
     return 0;
 }
 
-static int op_client_seed(svc_writer *w, svc_op *op, char *line, size_t cap)
+static int op_client_seed(svc_writer *w, svc_op *op, entry *en, char *line,
+                          size_t cap)
 {
-    entry *en = lookup(w, op->table, &op->err);
-    if (!en)
-        return op->err.status >= 500 ? -1 : 0;
     if (en->work.has_client_seed) {
         svc_error_set(&op->err, 409, "client_seed_already_set",
                       "table %lld: this period's client seed is already set; "
@@ -188,22 +195,15 @@ static int op_client_seed(svc_writer *w, svc_op *op, char *line, size_t cap)
     }
     if (store_record(w, op->table, en, line, &op->err))
         return -1;
-    reply_period_head(&op->reply, op->table, &en->work);
-    svc_buf_str(&op->reply, ",\"commitment\":");
-    svc_buf_hex(&op->reply, en->work.commitment, 32);
-    svc_buf_str(&op->reply, ",\"client_seed\":");
-    svc_buf_json(&op->reply, en->work.client_seed);
-    svc_buf_printf(&op->reply, ",\"next_nonce\":%llu}\n",
-                   (unsigned long long)en->work.next_nonce);
+    reply_period(&op->reply, op->table, &en->work);
+    svc_buf_str(&op->reply, "}\n");
     op->status = 200;
     return 0;
 }
 
-static int op_deal(svc_writer *w, svc_op *op, char *line, size_t cap)
+static int op_deal(svc_writer *w, svc_op *op, entry *en, char *line,
+                   size_t cap)
 {
-    entry *en = lookup(w, op->table, &op->err);
-    if (!en)
-        return op->err.status >= 500 ? -1 : 0;
     if (!en->work.has_client_seed) {
         svc_error_set(&op->err, 409, "client_seed_required",
                       "table %lld: the player sets this period's client seed "
@@ -222,24 +222,18 @@ static int op_deal(svc_writer *w, svc_op *op, char *line, size_t cap)
     }
     if (store_record(w, op->table, en, line, &op->err))
         return -1;
-    reply_period_head(&op->reply, op->table, &en->work);
+    reply_period(&op->reply, op->table, &en->work);
     svc_buf_printf(&op->reply, ",\"nonce\":%llu,\"deal\":",
                    (unsigned long long)nonce);
     svc_buf_json(&op->reply, w->tsv);
-    svc_buf_str(&op->reply, ",\"client_seed\":");
-    svc_buf_json(&op->reply, en->work.client_seed);
-    svc_buf_str(&op->reply, ",\"commitment\":");
-    svc_buf_hex(&op->reply, en->work.commitment, 32);
     svc_buf_str(&op->reply, "}\n");
     op->status = 200;
     return 0;
 }
 
-static int op_rotate(svc_writer *w, svc_op *op, char *line, size_t cap)
+static int op_rotate(svc_writer *w, svc_op *op, entry *en, char *line,
+                     size_t cap)
 {
-    entry *en = lookup(w, op->table, &op->err);
-    if (!en)
-        return op->err.status >= 500 ? -1 : 0;
     if (en->work.next_nonce == 0) {
         svc_error_set(&op->err, 409, "no_deal",
                       "table %lld: this period has no deal yet; revealing it "
@@ -264,14 +258,12 @@ static int op_rotate(svc_writer *w, svc_op *op, char *line, size_t cap)
     en->work = np;
     if (store_record(w, op->table, en, line, &op->err))
         return -1;
-    reply_period_head(&op->reply, op->table, &en->work);
+    reply_period(&op->reply, op->table, &en->work); /* the new period */
     svc_buf_str(&op->reply, ",\"server_seed\":");
-    svc_buf_hex(&op->reply, old.server_seed, 32);
+    svc_buf_hex(&op->reply, old.server_seed, 32); /* revealed: durable now */
     svc_buf_str(&op->reply, ",\"previous_commitment\":");
     svc_buf_hex(&op->reply, old.commitment, 32);
-    svc_buf_str(&op->reply, ",\"commitment\":");
-    svc_buf_hex(&op->reply, en->work.commitment, 32);
-    svc_buf_str(&op->reply, ",\"client_seed\":null,\"next_nonce\":0}\n");
+    svc_buf_str(&op->reply, "}\n");
     op->status = 200;
     return 0;
 }
@@ -282,13 +274,17 @@ static int op_rotate(svc_writer *w, svc_op *op, char *line, size_t cap)
 static int run_op(svc_writer *w, svc_op *op)
 {
     char line[FS_FAIR_LINE_MAX + 1];
+    if (op->kind == SVC_OP_OPEN)
+        return op_open(w, op, line, sizeof line);
+    entry *en = lookup(w, op->table, &op->err);
+    if (!en) /* an unknown table is its own refusal; storage dooms all */
+        return op->err.status >= 500 ? -1 : 0;
     switch (op->kind) {
-    case SVC_OP_OPEN: return op_open(w, op, line, sizeof line);
-    case SVC_OP_CLIENT_SEED: return op_client_seed(w, op, line, sizeof line);
-    case SVC_OP_DEAL: return op_deal(w, op, line, sizeof line);
-    case SVC_OP_ROTATE: return op_rotate(w, op, line, sizeof line);
+    case SVC_OP_CLIENT_SEED:
+        return op_client_seed(w, op, en, line, sizeof line);
+    case SVC_OP_DEAL: return op_deal(w, op, en, line, sizeof line);
+    default: return op_rotate(w, op, en, line, sizeof line);
     }
-    return 0;
 }
 
 static void run_batch(svc_writer *w, svc_op *ops)
