@@ -27,7 +27,8 @@ static const char usage_text[] =
     "                         as GET /verify (default: web/ beside the\n"
     "                         binary, else PREFIX/share/fairshuf/web)\n"
     "      --max-body=BYTES   largest request body (default 16K)\n"
-    "      --max-connections=N  concurrent connections (default 512)\n"
+    "      --max-connections=N  concurrent connections (default 1024)\n"
+    "      --threads=N        HTTP event-loop threads (default 2)\n"
     "      --batch=N          most requests in one transaction (group commit;\n"
     "                         default 256; 1 turns group commit off)\n"
     "      --sync=full|normal SQLite synchronous mode (default full: each\n"
@@ -51,7 +52,7 @@ static const char usage_text[] =
 int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
-           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC };
+           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -61,12 +62,14 @@ int cmd_serve(int argc, char **argv)
         {"max-body", required_argument, NULL, OPT_BODY},
         {"max-connections", required_argument, NULL, OPT_CONN},
         {"batch", required_argument, NULL, OPT_BATCH},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     svc_config cfg = {.listen = "127.0.0.1:8080", .max_body = 16384,
-                      .max_conn = 512, .batch = 256, .exe = argv[0]};
+                      .max_conn = 1024, .batch = 256,
+                      .threads = 2, .exe = argv[0]};
     uint64_t v;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -96,6 +99,7 @@ int cmd_serve(int argc, char **argv)
                         optarg);
             cfg.batch = (unsigned)v;
             break;
+        case OPT_THREADS: cfg.threads = cli_threads_or_die(optarg, 64); break;
         case OPT_SYNC:
             if (strcmp(optarg, "full") && strcmp(optarg, "normal"))
                 cli_die(CLI_USAGE, "invalid --sync: '%s' (full or normal)",

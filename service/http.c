@@ -1,8 +1,10 @@
-/* http.c -- the HTTP side of fairshuf serve (libmicrohttpd, one thread per
- * connection: a request that waits for its group commit blocks only its
- * own connection).  Routing, the bearer token, request bodies (jansson:
- * strict JSON, duplicate keys refused, unknown fields refused), JSON
- * errors, the public reads, and the drain on SIGTERM. */
+/* http.c -- the HTTP side of fairshuf serve (libmicrohttpd: an epoll event
+ * loop on a small thread pool).  A request that changes state is handed to
+ * the writer and its connection suspended -- no thread waits for the group
+ * commit -- and resumed when the writer is done with it.  Routing, the
+ * bearer token, request bodies (jansson: strict JSON, duplicate keys
+ * refused, unknown fields refused), JSON errors, the public reads, and the
+ * drain on SIGTERM. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -37,7 +39,13 @@ typedef struct request {
     double t0;
     svc_buf body;
     int too_big, counted;
+    const char *route;          /* for the metrics of a resumed answer */
+    svc_op *op;                 /* with the writer, or done */
+    struct MHD_Connection *conn;
+    atomic_int op_state;        /* OP_PENDING -> OP_DONE, or OP_ORPHAN when
+                                   the connection ended first */
 } request;
+enum { OP_PENDING, OP_DONE, OP_ORPHAN };
 
 static double now(void)
 {
@@ -354,6 +362,26 @@ static int find_route(const char *url, route *r)
     return 1;
 }
 
+static void free_request(request *rq)
+{
+    svc_buf_free(&rq->body);
+    free(rq);
+}
+
+/* Called by the writer thread. */
+static void op_done(svc_op *op)
+{
+    request *rq = op->ctx;
+    int pending = OP_PENDING;
+    if (atomic_compare_exchange_strong(&rq->op_state, &pending, OP_DONE))
+        MHD_resume_connection(rq->conn);
+    else { /* the connection is gone: nobody to answer */
+        svc_buf_free(&op->reply);
+        free(op);
+        free_request(rq);
+    }
+}
+
 static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
                               request *rq, const route *r)
 {
@@ -394,13 +422,29 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     int bad = r->kind == SVC_OP_OPEN          ? parse_open(rq, op, &e)
               : r->kind == SVC_OP_CLIENT_SEED ? parse_client_seed(rq, op, &e)
                                               : parse_empty(rq, &e);
-    if (!bad) {
-        svc_writer_submit(h->writer, op);
-        e = op->err;
+    if (bad) {
+        free(op);
+        return send_error(h, c, rq, r->name, &e);
     }
-    enum MHD_Result res = e.status
-        ? send_error(h, c, rq, r->name, &e)
-        : send_json(h, c, rq, r->name, op->status, &op->reply);
+    rq->op = op;
+    rq->conn = c;
+    rq->route = r->name;
+    op->done = op_done;
+    op->ctx = rq;
+    MHD_suspend_connection(c);   /* before the writer can resume it */
+    svc_writer_submit(h->writer, op);
+    return MHD_YES;
+}
+
+/* The writer's answer is ready: the resumed connection sends it. */
+static enum MHD_Result answer_op(svc_http *h, struct MHD_Connection *c,
+                                 request *rq)
+{
+    svc_op *op = rq->op;
+    rq->op = NULL;
+    enum MHD_Result res = op->err.status
+        ? send_error(h, c, rq, rq->route, &op->err)
+        : send_json(h, c, rq, rq->route, op->status, &op->reply);
     svc_buf_free(&op->reply);
     free(op);
     return res;
@@ -445,6 +489,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                         "the request body is over the limit%s", "");
         return MHD_YES;
     }
+    if (rq->op) /* resumed by the writer */
+        return atomic_load(&rq->op_state) == OP_DONE ? answer_op(h, c, rq)
+                                                     : MHD_YES;
     if (*upload_size) {
         if (rq->body.len + *upload_size > h->cfg->max_body)
             rq->too_big = 1;
@@ -472,9 +519,16 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
         return;
     if (rq->counted)
         atomic_fetch_sub(&h->in_flight, 1);
-    svc_buf_free(&rq->body);
-    free(rq);
     *con_cls = NULL;
+    int pending = OP_PENDING;
+    if (rq->op && atomic_compare_exchange_strong(&rq->op_state, &pending,
+                                                 OP_ORPHAN))
+        return; /* the writer still has the op: op_done frees both */
+    if (rq->op) {
+        svc_buf_free(&rq->op->reply);
+        free(rq->op);
+    }
+    free_request(rq);
 }
 
 /* ---- start and stop ------------------------------------------------- */
@@ -540,10 +594,11 @@ svc_http *svc_http_start(const svc_config *cfg, svc_writer *w,
         return NULL;
     }
     h->daemon = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-            MHD_USE_ITC | MHD_USE_POLL,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC,
         0, NULL, NULL, handler, h,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_conn,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
         MHD_OPTION_NOTIFY_COMPLETED, completed, h,

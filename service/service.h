@@ -6,7 +6,6 @@
 #ifndef FS_SERVICE_H
 #define FS_SERVICE_H
 
-#include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +21,7 @@ typedef struct svc_config {
     const char *exe;         /* argv[0], to find the default web root */
     size_t max_body;         /* request body limit, bytes */
     unsigned max_conn;       /* concurrent connections */
+    unsigned threads;        /* HTTP event-loop threads */
     unsigned batch;          /* most records in one transaction */
     int sync_normal;         /* 1: synchronous=NORMAL (not durable
                                 against power loss; tests only) */
@@ -101,7 +101,10 @@ typedef struct svc_op {
     unsigned players, decks;             /* OPEN */
     char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* CLIENT_SEED */
     /* results, set by the writer */
-    sem_t done;                          /* posted when the batch ended */
+    void (*done)(struct svc_op *op);     /* called by the writer when the
+                                            batch ended (committed or not);
+                                            the op is the caller's again */
+    void *ctx;                           /* for done */
     svc_error err;                       /* err.status 0: success */
     unsigned status;                     /* success status (200/201) */
     svc_buf reply;                       /* the JSON answer */
@@ -111,7 +114,9 @@ typedef struct svc_op {
 typedef struct svc_writer svc_writer;
 svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
                              size_t cap);
-/* Queues op and waits until its transaction committed (or failed). */
+/* Queues op (op->done and op->ctx set) and returns at once; the writer
+ * calls op->done(op) from its thread after op's transaction committed or
+ * failed.  Until then the op is the writer's. */
 void svc_writer_submit(svc_writer *w, svc_op *op);
 /* Finishes the queued work, stops the thread. */
 void svc_writer_stop(svc_writer *w);

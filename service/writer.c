@@ -1,6 +1,7 @@
 /* writer.c -- the one thread that changes the database, with group commit.
  *
- * HTTP threads queue operations and wait.  The writer takes every queued
+ * HTTP threads queue operations (and suspend their connections).  The
+ * writer takes every queued
  * operation (up to `batch`), runs them in ONE transaction -- each asks the
  * library for its record (fs_fair_period_*), appends it to the table's log
  * and saves the period -- then commits (one fsync for the whole batch) and
@@ -13,7 +14,6 @@
  * state after the commit succeeds and are dropped when it fails, so a
  * failed batch changes nothing, in the database or here. */
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,8 +348,8 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w->mu);
         run_batch(w, ops);
         for (svc_op *op = ops, *next; op; op = next) {
-            next = op->next; /* op is the waiter's once posted */
-            sem_post(&op->done);
+            next = op->next; /* op is the caller's once done */
+            op->done(op);
         }
         pthread_mutex_lock(&w->mu);
     }
@@ -379,7 +379,6 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
 
 void svc_writer_submit(svc_writer *w, svc_op *op)
 {
-    sem_init(&op->done, 0, 0);
     op->next = NULL;
     pthread_mutex_lock(&w->mu);
     if (w->tail)
@@ -389,10 +388,6 @@ void svc_writer_submit(svc_writer *w, svc_op *op)
     w->tail = op;
     pthread_cond_signal(&w->queued);
     pthread_mutex_unlock(&w->mu);
-    /* Only this op's waiter wakes (no herd of every waiting request). */
-    while (sem_wait(&op->done) != 0)
-        ;
-    sem_destroy(&op->done);
 }
 
 void svc_writer_stop(svc_writer *w)
