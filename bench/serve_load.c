@@ -1,5 +1,5 @@
 /* serve_load.c -- a load client for fairshuf serve (bench/serve.sh and the
- * crash test in tests/cli/serve.bats): C clients threads, each with one
+ * crash tests in tests/cli/serve*.bats): --clients threads, each with one
  * keep-alive connection, POST /v1/tables/ID/deals in a loop; prints the
  * deals answered 200 (until --seconds pass, --deals were sent, or SIGTERM), deals per second and the latency median and 99th
  * percentile.  --record=FILE writes the JSON answer of every deal answered
