@@ -215,6 +215,7 @@ static int record(walk *w, size_t line, size_t off, size_t len)
         return FS_EINVAL;
     }
     if ((r->event == FS_FAIR_DEAL || r->event == FS_FAIR_CLIENT_SEED) &&
+        !is_v1(r->scheme) &&
         !fs_fair_client_seed_ok(r->scheme, r->client_seed, &why)) {
         say(w, line, FS_FAIR_DISHONEST, "malformed", "%s", why);
         return FS_EINVAL;
