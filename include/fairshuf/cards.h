@@ -622,8 +622,9 @@ typedef struct fs_fair_log_result {
  * or commitment reused across periods; then the player's: the period
  * checked is the one of player->commitment (commitment-not-found if none),
  * else the one whose client seed is player->client_seed, else the last
- * period; its client seed must be player->client_seed (client-seed-
- * mismatch) and every deal the player saw must be in it, the same
+ * period with a deal (the last period when none has); its client seed
+ * must be player->client_seed (client-seed-mismatch) and every deal the
+ * player saw must be in it, the same
  * (deal-missing, deal-differs).  A malformed line stops the check there.
  * out receives the verdict, the first broken rule and its line, counts
  * and the last period's state.  note (may be NULL) is called for each

@@ -416,8 +416,14 @@ static void player_check(walk *w, const fs_fair_player *pl)
                 esc(w, 0, pl->client_seed));
             return;
         }
-    } else if (w->nper)
+    } else if (w->nper) { /* the last period with a deal, else the last */
         p = &w->per[w->nper - 1];
+        for (size_t i = w->nper; i-- > 0;)
+            if (w->per[i].ndeals) {
+                p = &w->per[i];
+                break;
+            }
+    }
     if (p == NULL) {
         if (pl->ndeals)
             say(w, 0, FS_FAIR_DISHONEST, "deal-missing",
