@@ -108,6 +108,14 @@ static void test_period_machine(void **state)
     period(&other, "zed", 0, 0);
     assert_int_equal(fs_fair_period_applied(&p, line), FS_EINVAL);
     assert_memory_equal(&p, &before, sizeof p);
+    /* a deal record applied twice: the second time it is stale */
+    assert_int_equal(fs_fair_period_deal(&p, &dealer, &deal, &nonce, again,
+                                         sizeof again), FS_OK);
+    assert_int_equal(fs_fair_period_applied(&p, again), FS_OK);
+    assert_true(p.next_nonce == 3);
+    before = p;
+    assert_int_equal(fs_fair_period_applied(&p, again), FS_EINVAL);
+    assert_memory_equal(&p, &before, sizeof p);
     /* resume from the log gives the same state */
     reset();
     period(&p, "alice", 2, 0);
@@ -159,7 +167,7 @@ static void test_client_seed_rule(void **state)
     static const char *const bad[] = {"", "a\tb", "a\nb", "\x1b[2J", "\x7f",
                                       "\xff", "\xc3", "\xc0\xaf",
                                       "\xed\xa0\x80", "\xf4\x90\x80\x80",
-                                      "\xe0\x80\xaf", "\x80"};
+                                      "\xe0\x80\xaf", "\x80", "a\x1f", "\xe0\x82\x80"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *why = NULL;
         assert_false(fs_fair_client_seed_ok(FS_FAIR_SCHEME, bad[i], &why));
