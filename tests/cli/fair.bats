@@ -312,15 +312,6 @@ period() {
     done
 }
 
-# The reference checker's verdict line ("VERDICT RULE LINE") and fair
-# check's, from its JSON, for the same log and options.
-both() {
-    local log=$1
-    shift
-    "$F" fair check --log="$log" --format=json "$@" |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], d["rule"] or "-", "-" if d["line"] is None else d["line"])'
-}
-
 @test "fair rotate and commit: SIGINT or SIGTERM before the log is written leave no new seed file" {
     period 1
     cp "$T/s.hex" "$T/s.before"
