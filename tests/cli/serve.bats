@@ -158,6 +158,9 @@ print(sqlite3.connect(sys.argv[1]).execute("select hex(server_seed) from tables 
     check 404 unknown_table POST /v1/tables/999/deals
     check 404 unknown_table POST /v1/tables/999/client-seed '{"client_seed":"z"}'
     check 404 unknown_table POST /v1/tables/999/rotate
+    check 404 unknown_table POST /v1/tables/999999999999999999/deals
+    check 404 unknown_table POST /v1/tables/0/deals
+    check 404 not_found POST /v1/tables/9999999999999999999/deals
     check 404 unknown_table GET /v1/tables/999
     check 404 unknown_table GET /v1/tables/999/log
     check 404 not_found GET /v1/nothing
