@@ -222,8 +222,8 @@ static void test_record_round_trip(void **state)
         "{\"scheme\":\"fairshuf-pf-2\",\"scheme\":\"x\",\"event\":\"reveal\"}",
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"deal\",\"nonce\":01}",
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":\"00\"}",
-        "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":"
-        "\"000102030405060708090A0B0C0D0E0F101112131415161718191a1b1c1d1e1f\"}",
+        ("{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":"
+         "\"000102030405060708090A0B0C0D0E0F101112131415161718191a1b1c1d1e1f\"}"),
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"other\"}",
         "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"client_seed\",\"client_seed\":\"a\"}",
         "{\"scheme\":\"fair\\u0000\"}", "{\"scheme\":\"x\"} x"};
