@@ -459,6 +459,34 @@ static void test_v1_log(void **state)
     expect("empty-log", 0);
 }
 
+/* fs_fair_deal_tsv's code table is fs_card_code's, card by card. */
+static void test_deal_tsv_codes(void **state)
+{
+    (void)state;
+    static fs_deal d;
+    static char want[FS_FAIR_TSV_MAX + 1], got[FS_FAIR_TSV_MAX + 1];
+    memset(&d, 0, sizeof d);
+    size_t n = 0, w = 0;
+    for (fs_card c = 0; c < FS_TILE_END + 8; c++) {
+        char code[3];
+        if (fs_card_code(c, code) != FS_OK)
+            continue;
+        d.cards[n++] = c;
+        w += (size_t)sprintf(want + w, "%s%s", w ? (n == 3 ? "\t" : " ") : "",
+                             code);
+    }
+    d.nparts = 2;
+    d.part[0].count = 2;
+    d.part[1].offset = 2;
+    d.part[1].count = n - 2;
+    d.ncards = n;
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, sizeof got), (int)w);
+    assert_string_equal(got, want);
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, w), FS_ERANGE);
+    d.cards[5] = 60; /* not a card */
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, sizeof got), FS_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_v1_log),
+        cmocka_unit_test(test_deal_tsv_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
