@@ -134,13 +134,36 @@ export function readRecord(line) {
     if (why) throw new Error(why);
   }
   if ('deal' in rec) {
-    const why = S.tsvError(rec.deal, rec.game);
-    if (why) throw new Error(`the deal: ${why}`);
+    const why = S.tsvError(rec.deal, rec.game, rec.players);
+    if (why) throw new Error(`the deal is not a deal of ${rec.game} for ${rec.players} players: ${why}`);
+    if (rec.nonce === U64_MAX) throw new Error('nonce out of range');
   }
   return rec;
 }
 
 // ---- the check ----------------------------------------------------------
+// The rules, in the order that breaks ties on one line (docs/provably-fair.md).
+export const RULES = ['malformed', 'order', 'recommitted', 'client-seed-reused',
+  'client-seed-changed', 'table-changed', 'nonce', 'bad-reveal', 'empty-period', 'bad-deal',
+  'client-seed-mismatch', 'deal-differs', 'commitment-not-found', 'deal-missing',
+  'unrevealed', 'empty-log'];
+const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);
+
+// The first broken rule: a dishonest finding before an inconclusive one,
+// then the smallest line (0, the log as a whole, after every line), then
+// the order above.
+function firstOf(findings) {
+  const key = (f) => [INCONCLUSIVE.has(f.rule) ? 1 : 0, f.line || Infinity, RULES.indexOf(f.rule)];
+  let best = null;
+  for (const f of findings) {
+    if (!best) { best = f; continue; }
+    const a = key(f);
+    const b = key(best);
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) { if (a[i] < b[i]) best = f; break; }
+  }
+  return best;
+}
+
 // checkLog(text, {commitment, clientSeed, deals}) ->
 //   {verdict, rule, line, message, findings[], periods[], deals[], checked}
 // findings: {rule, line, message} in the order found (log rules by line,
@@ -157,6 +180,7 @@ export async function checkLog(text, player = {}) {
   if (lines.length && lines[lines.length - 1] === '') lines.pop();
   const periods = [];
   const allDeals = [];
+  const result = { findings, periods, deals: allDeals, lines: lines.length, stopped: 0 };
   const commitments = new Map();  // commitment -> period
   const clientSeeds = new Map();  // client seed -> period
   let period = null;              // the open period (commit seen, no reveal)
@@ -172,13 +196,18 @@ export async function checkLog(text, player = {}) {
     try {
       rec = readRecord(lines[k]);
     } catch (e) {
+      // A line that is not a record stops the check: what follows cannot
+      // be placed in a period.
       add('malformed', no, `line ${no}: ${e.message}`, period);
-      continue;
+      result.stopped = no;
+      break;
     }
     if (period) period.lastLine = no;
     if (period && rec.event !== 'commit' && rec.scheme !== period.scheme) {
-      add('malformed', no, `line ${no}: a ${rec.scheme} record in a ${period.scheme} period`, period);
-      continue;
+      add('malformed', no, `line ${no}: a ${rec.scheme} record in a ${period.scheme} period ` +
+        '(one scheme per period)', period);
+      result.stopped = no;
+      break;
     }
     if (rec.event === 'commit') {
       if (period) {
@@ -197,19 +226,21 @@ export async function checkLog(text, player = {}) {
         continue;
       }
       period.clientSeed = rec.client_seed;
+      period.clientLine = no;
       reuse(no, rec.client_seed);
     } else if (rec.event === 'deal') {
       if (!period) { add('order', no, `line ${no}: a deal outside a period`); continue; }
+      if (period.scheme === S.SCHEME_V2 && period.clientSeed === undefined) {
+        add('order', no, `line ${no}: a deal before the period's client seed`, period);
+        continue;
+      }
       const d = { line: no, nonce: rec.nonce, rec, period, verdict: null, rule: null };
       period.deals.push(d);
       allDeals.push(d);
-      if (period.scheme === S.SCHEME_V2 && period.clientSeed === undefined) {
-        add('order', no, `line ${no}: a deal before the period's client seed`, period);
-        markDeal(d, 'order', no);
-      }
       if (period.scheme !== S.SCHEME_V2 && period.deals.length === 1) {
         // v1: the first deal fixes the client seed and the table.
         period.clientSeed = rec.client_seed;
+        period.clientLine = no;
         period.game = rec.game;
         period.players = rec.players;
         period.decks = rec.decks;
@@ -243,6 +274,9 @@ export async function checkLog(text, player = {}) {
           `commitment ${p.commitment.slice(0, 12)}…`, p);
         for (const d of p.deals) markDeal(d, 'bad-reveal', no);
       } else {
+        if (p.scheme === S.SCHEME_V2 && p.deals.length === 0)
+          add('empty-period', no, `line ${no}: period ${p.index} (committed on line ${p.firstLine}) ` +
+            'was revealed with no deal: a server that rotates before dealing can choose its seed', p);
         for (const d of p.deals) {
           const r = d.rec;
           d.computed = await S.deal(p.scheme, seed, r.game, r.players, r.decks, r.client_seed, r.nonce);
@@ -253,8 +287,6 @@ export async function checkLog(text, player = {}) {
           } else if (!d.verdict) d.verdict = 'honest';
         }
       }
-      if (p.deals.length === 0)
-        add('empty-period', no, `line ${no}: period ${p.index} was revealed with no deal`, p);
     }
   }
   function reuse(no, seed, d) {
@@ -265,14 +297,19 @@ export async function checkLog(text, player = {}) {
       if (d) markDeal(d, 'client-seed-reused', no);
     } else clientSeeds.set(seed, period);
   }
-  // Log findings in line order (stable within a line), then the player's.
-  findings.sort((a, b) => a.line - b.line);
   for (const p of periods) {
     for (const d of p.deals) if (!d.verdict) d.verdict = p.revealed ? 'dishonest' : 'inconclusive';
     p.verdict = p.rule ? 'dishonest' : p.revealed ? 'honest' : p.deals.length ? 'inconclusive' : 'waiting';
   }
-  const result = { findings, periods, deals: allDeals, lines: lines.length };
-  playerChecks(result, player, add);
+  if (!result.stopped) {
+    playerChecks(result, player, add);
+    const lastP = periods[periods.length - 1];
+    if (lastP && !lastP.revealed && lastP.deals.length)
+      add('unrevealed', lastP.firstLine, `period ${lastP.index} (committed on line ${lastP.firstLine}) ` +
+        `is not revealed yet: its ${lastP.deals.length} deal${lastP.deals.length === 1 ? ' is' : 's are'} ` +
+        'not checked');
+    if (allDeals.length === 0) add('empty-log', 0, 'the log has no deal: nothing was checked');
+  }
   return summarise(result);
 }
 
@@ -286,80 +323,80 @@ function playerChecks(result, player, add) {
   const { periods } = result;
   let target = null;
   const commitment = (player.commitment || '').trim().toLowerCase();
-  const seed = player.clientSeed;
-  const theirs = (player.deals || []).filter((t) => t !== '');
+  const seed = player.clientSeed === '' ? undefined : player.clientSeed;
+  const theirs = seenDeals(player.deals || []);
   if (commitment) {
     target = periods.find((p) => p.commitment === commitment) || null;
     if (!target) {
-      add('commitment-not-found', 0, `commitment ${commitment.slice(0, 12)}… is not a period of the log`);
+      add('commitment-not-found', 0, `no period of the log has your commitment ${commitment.slice(0, 16)}…`);
       return;
     }
-  }
-  if (seed !== undefined && seed !== null && seed !== '') {
-    if (target) {
-      if (target.clientSeed !== seed) {
-        add('client-seed-mismatch', 0, `period ${target.index} (commitment ` +
-          `${target.commitment.slice(0, 12)}…) has client seed ${JSON.stringify(target.clientSeed ?? null)}, ` +
-          `not yours, ${JSON.stringify(seed)}`);
-        return;
-      }
-    } else {
-      target = periods.find((p) => p.clientSeed === seed) || null;
-      if (!target) {
-        add('client-seed-mismatch', 0, `no period of the log has your client seed ${JSON.stringify(seed)}`);
-        return;
-      }
+  } else if (seed !== undefined) {
+    target = periods.find((p) => p.clientSeed === seed) || null;
+    if (!target) {
+      add('client-seed-mismatch', 0, `no period of the log has your client seed ${JSON.stringify(seed)}`);
+      return;
     }
+  } else target = periods[periods.length - 1] || null;
+  if (!target) {
+    if (theirs.length)
+      add('deal-missing', 0, `the log has no period: your deal at nonce ${theirs[0].nonce} is not in it`);
+    return;
+  }
+  if (seed !== undefined && target.clientSeed !== seed) {
+    if (target.clientSeed !== undefined)
+      add('client-seed-mismatch', target.clientLine, `line ${target.clientLine}: period ${target.index} ` +
+        `(committed on line ${target.firstLine}) uses the client seed ${JSON.stringify(target.clientSeed)}, ` +
+        `not yours (${JSON.stringify(seed)})`);
+    else
+      add('client-seed-mismatch', target.firstLine, `line ${target.firstLine}: period ${target.index} ` +
+        `has no client seed, not yours (${JSON.stringify(seed)})`);
   }
   if (!theirs.length) return;
-  if (!target) target = [...periods].reverse().find((p) => p.deals.length) || periods[periods.length - 1];
   result.playerPeriod = target;
   result.playerDeals = [];
-  theirs.forEach((tsv, i) => {
-    const nonce = BigInt(i);
-    const d = target ? target.deals.find((x) => x.nonce === nonce) : null;
+  for (const { nonce, tsv } of theirs) {
+    const d = target.deals.find((x) => x.nonce === nonce);
     const mine = { nonce, tsv, logDeal: d || null, verdict: 'same' };
     result.playerDeals.push(mine);
     if (!d) {
       mine.verdict = 'deal-missing';
-      add('deal-missing', 0, `your deal at nonce ${nonce} is not in the log` +
-        (target ? ` (period ${target.index})` : ''));
+      add('deal-missing', 0, `your deal at nonce ${nonce} is not in period ${target.index} ` +
+        `(committed on line ${target.firstLine})`);
     } else if (d.rec.deal !== tsv) {
       mine.verdict = 'deal-differs';
-      add('deal-differs', d.line, `line ${d.line}: the log's deal at nonce ${nonce} differs from yours ` +
+      add('deal-differs', d.line, `line ${d.line}: the log's deal at nonce ${nonce} is not the one you saw ` +
         `(${firstDifference(tsv, d.rec.deal, d.rec.game, d.rec.players)})`);
       if (!d.rule) { d.rule = 'deal-differs'; d.verdict = 'dishonest'; }
     }
-  });
+  }
+}
+
+// The deals the player saw: one per line, as `fair deal --format=tsv`
+// prints them; a line may start with its nonce and a tab ("7<TAB>…": a card
+// or tile code is never all digits), else the lines are nonces 0, 1, 2, ….
+export function seenDeals(lines) {
+  const out = [];
+  let next = 0n;
+  for (const raw of lines) {
+    const line = raw.replace(/\r?\n$/, '').replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const m = /^(0|[1-9][0-9]*)\t(.*)$/s.exec(line);
+    const nonce = m ? BigInt(m[1]) : next;
+    out.push({ nonce, tsv: m ? m[2] : line });
+    next = nonce + 1n;
+  }
+  return out;
 }
 
 function summarise(r) {
-  const first = r.findings[0];
-  const dealsSeen = r.deals.length;
+  const first = firstOf(r.findings);
   const checked = r.deals.filter((d) => d.computed).length;
-  let verdict, rule, line, message;
-  if (first) {
-    ({ rule, line, message } = first);
-    verdict = 'dishonest';
-  } else if (dealsSeen === 0) {
-    verdict = 'inconclusive';
-    rule = 'empty-log';
-    line = 0;
-    message = 'the log has no deal: nothing was checked';
-  } else if (r.periods.some((p) => p.verdict === 'inconclusive')) {
-    verdict = 'inconclusive';
-    rule = 'unrevealed';
-    const p = r.periods.find((q) => q.verdict === 'inconclusive');
-    line = p.firstLine;
-    message = `period ${p.index} has ${p.deals.length} deal${p.deals.length === 1 ? '' : 's'} ` +
-      'and is not revealed yet: they cannot be checked until it is';
-  } else {
-    verdict = 'honest';
-    rule = null;
-    line = 0;
-    message = `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed`;
-  }
-  return { ...r, verdict, rule, line, message, checked };
+  if (!first)
+    return { ...r, verdict: 'honest', rule: null, line: 0, checked,
+      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed` };
+  return { ...r, verdict: INCONCLUSIVE.has(first.rule) ? 'inconclusive' : 'dishonest',
+    rule: first.rule, line: first.line, message: first.message, checked };
 }
 
 // Where two TSV deals first differ, in words.
@@ -416,7 +453,7 @@ export async function checkOne(q) {
   Object.assign(out, { scheme, game, players, decks, nonce, clientSeed, commitment });
   const claim = q.deal || '';
   if (claim) {
-    const tw = S.tsvError(claim, game);
+    const tw = S.tsvError(claim, game, players);
     if (tw) return bad('malformed', `the deal: ${tw}`);
     out.claim = claim;
   }

@@ -219,18 +219,27 @@ export async function deal(scheme, serverSeed, game, players, decks, clientSeed,
 
 export const toTsv = (parts) => parts.map((p) => p.cards.join(' ')).join('\t');
 
-// Is `tsv` shaped like a deal of this game (fields by one tab, codes of the
-// game's deck by one space)?  The right counts are not checked here: a tab
-// moved is another deal, not a malformed one.
-export function tsvError(tsv, game) {
-  const kind = GAMES[game].deck;
-  for (const field of tsv.split('\t')) {
-    const cards = field.split(' ');
-    for (const c of cards)
-      if (!validCode(c, kind))
-        return c === '' ? 'an empty card (two separators in a row, or one at an end)'
-          : `'${c}' is not a card of ${game}`;
+// Is `tsv` shaped like a deal of this game (as many fields as the layout
+// has parts, separated by one tab; codes of the game's deck separated by
+// one space)?  The number of cards in each part is not checked here: a
+// card moved to another part is another deal, not a malformed one.
+export function tsvError(tsv, game, players) {
+  const g = GAMES[game];
+  const tiles = g.deck === 136 || g.deck === 144;
+  const fields = tsv.split('\t');
+  const want = players + (g.dealer ? 1 : 0) + g.extras.length + (g.rest ? 1 : 0);
+  if (fields.length !== want)
+    return `${fields.length} tab-separated parts where the layout has ${want}`;
+  let n = 0;
+  for (const field of fields) {
+    for (const c of field.split(' ')) {
+      if (!(tiles ? validCode(c, g.deck) : validCode(c, 54)))
+        return c === '' ? 'an empty card (cards are separated by one space, parts by one tab)'
+          : `'${c}' is not a card code of ${game}`;
+      n++;
+    }
   }
+  if (n > MAX_CARDS) return 'too many cards';
   return null;
 }
 
