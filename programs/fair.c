@@ -1,72 +1,84 @@
-/* fair.c -- `fairshuf fair commit|deal|rotate|check`: provably-fair
- * dealing by commit and reveal in seed periods (scheme fairshuf-pf-1,
- * docs/provably-fair.md). */
+/* fair.c -- `fairshuf fair commit|client-seed|deal|rotate|check`:
+ * provably-fair dealing by commit and reveal in seed periods (scheme
+ * fairshuf-pf-2, docs/provably-fair.md).  A thin door: the library's
+ * period state machine (fs_fair_period_*) computes every record and
+ * fs_fair_log_check judges the log; this file stores seeds and records
+ * durably, in the order that loses nothing, and prints. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "cli.h"
 #include "deal_out.h"
+#include "fair.h"
 #include "pending.h"
 
 static const char usage_text[] =
-    "Usage: fairshuf fair commit --server-seed-file=F [--log=L] "
-    "[--format=text|json]\n"
+    "Usage: fairshuf fair commit --server-seed-file=F [--log=L] [--game=G]\n"
+    "                          [--players=N] [--decks=N] [--format=text|json]\n"
+    "  or:  fairshuf fair client-seed --server-seed-file=F --log=L "
+    "--client-seed=C\n"
     "  or:  fairshuf fair deal --server-seed-file=F --log=L [--client-seed=C]\n"
+    "                          [--format=text|tsv|json] [--lang=en|zh]\n"
     "  or:  fairshuf fair deal --server-seed-file=F --client-seed=C "
     "--nonce=N\n"
-    "                          [--game=G] [--players=N] [--decks=N]\n"
-    "                          [--format=text|tsv|json] [--lang=en|zh]\n"
-    "  or:  fairshuf fair rotate --server-seed-file=F --log=L "
-    "[--format=text|json]\n"
+    "                          [--scheme=S] [--game=G] [--players=N] "
+    "[--decks=N]\n"
+    "  or:  fairshuf fair rotate --server-seed-file=F --log=L [--game=G]\n"
+    "                          [--players=N] [--decks=N] [--format=text|json]\n"
     "  or:  fairshuf fair check --log=L [--commitment=HEX] [--client-seed=C]\n"
-    "                          [--format=text|json]\n"
+    "                          [--my-deals=FILE] [--format=text|json]\n"
     "  or:  fairshuf fair check --server-seed=HEX --commitment=HEX\n"
-    "                          --client-seed=C --nonce=N [--game=G]\n"
+    "                          --client-seed=C --nonce=N [--scheme=S] "
+    "[--game=G]\n"
     "                          [--players=N] [--decks=N] [--deal=TSV]\n"
-    "Provably-fair dealing by commit and reveal (scheme " FS_FAIR_SCHEME ").\n"
-    "A seed period is one server seed: its commitment, then deals with one\n"
-    "client seed (chosen after the commitment is shown), one game, and nonces\n"
-    "0, 1, 2, ... in order, until the seed is revealed.  The log L (one JSON\n"
-    "object per line) records the period; the player checks all of it.\n"
+    "Provably-fair dealing by commit and reveal (scheme " FS_FAIR_SCHEME
+    "; logs of\n" FS_FAIR_SCHEME_V1 " still check).  A seed period is one "
+    "server seed: its commitment\n"
+    "(with the table: game, players, decks), then the player's client seed,\n"
+    "chosen after the commitment is shown and new in every period, then deals\n"
+    "with nonces 0, 1, 2, ... in order, until the seed is revealed at the\n"
+    "player's request (rotation).  The log L (one JSON object per line)\n"
+    "records the periods; the player checks all of it.\n"
     "\n"
-    "commit  creates a secret server seed (32 bytes from the OS) in a new file\n"
-    "        F readable only by its owner, and prints its commitment,\n"
-    "        SHA-256(seed), to publish before play; with --log, opens a period\n"
-    "        in L.\n"
-    "deal    deals game G from the key HMAC-SHA256(seed, scheme, game,\n"
-    "        players, decks, client seed, nonce): an unbiased shuffle that\n"
-    "        neither side can steer alone.  With --log the nonce is the\n"
-    "        period's next one, the client seed, game, players and decks are\n"
-    "        the period's (the first deal fixes them), and the deal is\n"
-    "        appended to L before it is shown.\n"
-    "rotate  ends the period: appends the reveal of F's seed and the\n"
-    "        commitment of a new seed to L, replaces F with the new seed, and\n"
-    "        prints both.\n"
-    "check   --log: checks every period of L: one commitment, one client\n"
-    "        seed, one game, nonces 0, 1, 2, ... in order, each revealed seed\n"
-    "        matching its commitment and every deal the one the seeds give;\n"
-    "        --commitment and --client-seed: the ones you saw and chose must\n"
-    "        be a period of L.  Without --log: one deal, given as every part\n"
-    "        in the form 'fair deal --format=tsv' prints (parts separated by\n"
-    "        one tab, cards by one space), from --deal or standard input.\n"
+    "commit       creates a secret server seed (32 bytes from the OS) in a new\n"
+    "             file F readable only by its owner; with --log, opens a\n"
+    "             period for the table in L (created if missing); then prints\n"
+    "             the commitment, SHA-256(seed), to publish before play.\n"
+    "client-seed  records the player's client seed C for the open period.\n"
+    "deal         with --log: deals the period's next nonce with its client\n"
+    "             seed and table, appends the deal to L, then shows it; on\n"
+    "             the period's first deal --client-seed records C first (as\n"
+    "             client-seed does).  Without --log: one deal of any nonce\n"
+    "             (--scheme, default " FS_FAIR_SCHEME ").\n"
+    "rotate       at the player's request: appends the reveal of F's seed and\n"
+    "             the commitment of a new seed (the same table unless\n"
+    "             --game/--players/--decks say otherwise) to L, replaces F,\n"
+    "             prints both; the new period needs a new client seed.\n"
+    "check        --log: checks every rule of docs/provably-fair.md and names\n"
+    "             the first broken one and its line; --commitment and\n"
+    "             --client-seed: the ones you saw and chose must be a period\n"
+    "             of L (--client-seed alone: the period with your seed);\n"
+    "             --my-deals=FILE: the deals you saw (lines of 'fair deal\n"
+    "             --format=tsv', nonces 0, 1, ... in order, or NONCE<TAB>TSV)\n"
+    "             must be in that period, the same.  Without --log: one deal,\n"
+    "             from --deal or standard input.\n"
     "\n"
     "  -g, --game=G  (default doudizhu)    -p, --players=N    -d, --decks=N\n"
     "      --help    display this help and exit\n"
     "      --version output version information and exit\n"
     "\n"
-    "Exit status of check: 0 honest, 3 dishonest (a rule broken or a deal that\n"
-    "is not the one the seeds give), 4 inconclusive (a period of the log is\n"
-    "not revealed yet), 1 error (unreadable or malformed data), 2 usage.\n"
+    "Exit status of check: 0 honest, 3 dishonest (a rule broken; a log that is\n"
+    "not well formed included), 4 inconclusive (an empty log, or a period not\n"
+    "revealed yet), 1 error (unreadable files, a claim that is not a deal),\n"
+    "2 usage.\n"
     "Example:\n"
-    "  fairshuf fair commit --server-seed-file=seed.hex --log=play.log\n"
+    "  fairshuf fair commit --server-seed-file=seed.hex --log=play.log "
+    "--game=holdem\n"
     "  fairshuf fair deal --server-seed-file=seed.hex --log=play.log \\\n"
     "      --client-seed=alice\n"
     "  fairshuf fair rotate --server-seed-file=seed.hex --log=play.log\n"
@@ -74,16 +86,7 @@ static const char usage_text[] =
     "--client-seed=alice\n";
 
 enum { OPT_SEED_FILE = 256, OPT_SEED, OPT_COMMIT, OPT_CLIENT, OPT_NONCE,
-       OPT_DEAL, OPT_LOG };
-
-/* Exit statuses of check beyond cli.h's: a verdict. */
-enum { FAIR_DISHONEST = 3, FAIR_INCONCLUSIVE = 4 };
-
-typedef struct args {
-    const char *seed_file, *seed_hex, *commitment, *client, *nonce, *deal;
-    const char *game, *format, *lang, *log;
-    unsigned players, decks;
-} args;
+       OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME };
 
 static unsigned small_u(const char *what, const char *s)
 {
@@ -101,220 +104,45 @@ static void need(const char *sub, const char *value, const char *option)
     }
 }
 
-/* Reads the 64 hex digits (and an optional newline) of a seed file; warns
- * when others than its owner may read it (the seed is the secret). */
-static void read_seed_file(const char *sub, const char *path,
-                           uint8_t seed[32])
+/* The game by name or dies "unknown game" (usage). */
+static const fs_game *game_or_die(const char *sub, const char *name)
 {
-    char buf[80];
-    size_t n = 0;
-    int bad = 0, err = 0;
-    struct stat st;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        cli_die(CLI_FAIL, "fair %s: cannot read server seed file '%s': %s",
-                sub, path, strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077))
-        cli_error("warning: server seed file '%s' is readable or writable "
-                  "by group or others (mode %04o): the seed must stay secret until it is "
-                  "revealed (chmod 600 '%s')", path,
-                  (unsigned)(st.st_mode & 07777), path);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    bad = ferror(f);
-    err = errno;
-    fclose(f);
-    if (bad)
-        cli_die(CLI_FAIL, "fair %s: cannot read server seed file '%s': %s",
-                sub, path, strerror(err));
-    buf[n] = '\0';
-    if (n > 0 && buf[n - 1] == '\n')
-        buf[--n] = '\0';
-    if (fs_hex_decode(buf, seed, 32) != FS_OK)
-        cli_die(CLI_FAIL,
-                "fair %s: server seed file '%s': not 64 hex digits", sub, path);
-    sodium_memzero(buf, sizeof buf);
+    (void)sub;
+    return deal_game("fair", name);
 }
 
-static void hex_arg(const char *what, const char *s, uint8_t out[32])
+/* The period's state from the locked log and the seed file; dies when the
+ * seed is not the open period's (naming a seed left by a killed rotate). */
+static void resume(const char *sub, const fair_args *a, fair_log *l,
+                   fs_fair_period *p)
 {
-    if (fs_hex_decode(s, out, 32) != FS_OK)
-        cli_die(CLI_FAIL, "fair check: invalid %s: must be 64 hex digits",
-                what);
-}
-
-/* A new seed in a temporary file beside `path` (mode 0600, synced);
- * returns its malloc'd name.  The caller links or renames it into place
- * and unlinks it on failure, so no half-made seed file is left. */
-static char *new_seed_file(const char *sub, const char *path,
-                           uint8_t seed[32])
-{
-    cli_check(fs_fair_server_seed(seed), sub);
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 8);
-    if (tmp == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    int fd = mkstemp(tmp); /* mode 0600 */
-    if (fd < 0)
-        cli_die(CLI_FAIL, "%s: cannot create '%s': %s", sub, path,
-                strerror(errno));
-    /* removed by a signal until it may hold a committed seed (below) */
-    pending_set(tmp);
-    char hex[65];
-    fs_hex_encode(seed, 32, hex);
-    hex[64] = '\n';
-    int ok = write(fd, hex, 65) == 65 && fsync(fd) == 0;
-    int err = errno;
-    sodium_memzero(hex, sizeof hex);
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
+    uint8_t seed[32];
+    fair_read_seed(sub, a->seed_file, seed);
+    fair_log_open(sub, a->log, 0, seed, l);
+    if (fs_fair_period_resume(p, seed, &l->res) != FS_OK) {
+        char *stray = l->res.open ? fair_stray_seed(a->seed_file,
+                                                    l->res.commitment)
+                                  : NULL;
+        if (stray)
+            cli_die(CLI_FAIL, "fair %s: the seed in '%s' is not the one "
+                    "committed in the open period of log '%s'; that one is "
+                    "in '%s', left by an interrupted 'fair rotate': mv '%s' "
+                    "'%s'", sub, a->seed_file, a->log, stray, stray,
+                    a->seed_file);
+        cli_die(CLI_FAIL, "fair %s: the seed in '%s' is not the one "
+                "committed in the open period of log '%s'", sub, a->seed_file,
+                a->log);
     }
-    if (!ok) {
-        unlink(tmp);
-        cli_die(CLI_FAIL, "%s: cannot write '%s': %s", sub, path,
-                strerror(err));
-    }
-    return tmp;
+    sodium_memzero(seed, sizeof seed);
 }
 
-/* --- the period log ---------------------------------------------------- */
-
-typedef struct logf {
-    int fd;
-    off_t size;
-    char *text;
-    fs_fair_log_result res;
-} logf;
-
-static void log_note(void *ctx, size_t line, fs_fair_finding kind,
-                     const char *msg)
+static void print_commit(enum deal_format f, const char *chex)
 {
-    const char *path = ctx;
-    if (kind == FS_FAIR_UNREVEALED)
-        return;
-    cli_error("'%s' line %zu: %s", path, line, msg);
-}
-
-/* Opens (commit: creating) and locks the log, reads and checks it: a
- * server never appends to a log it could not defend. */
-static void log_open(const char *sub, const char *path, logf *l)
-{
-    int create = strcmp(sub, "commit") == 0 ? O_CREAT : 0;
-    l->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | create, 0644);
-    if (l->fd < 0)
-        cli_die(CLI_FAIL, "fair %s: cannot open log '%s': %s", sub, path,
-                strerror(errno));
-    if (flock(l->fd, LOCK_EX) != 0)
-        cli_die(CLI_FAIL, "fair %s: cannot lock log '%s': %s", sub, path,
-                strerror(errno));
-    struct stat st;
-    if (fstat(l->fd, &st) != 0)
-        cli_die(CLI_FAIL, "fair %s: cannot read log '%s': %s", sub, path,
-                strerror(errno));
-    l->size = st.st_size;
-    l->text = malloc((size_t)st.st_size + 1);
-    if (l->text == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t r = pread(l->fd, l->text + got, (size_t)st.st_size - got,
-                          (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            cli_die(CLI_FAIL, "fair %s: cannot read log '%s': %s", sub, path,
-                    r < 0 ? strerror(errno) : "file shrank");
-        got += (size_t)r;
-    }
-    if (got > 0 && l->text[got - 1] != '\n')
-        cli_die(CLI_FAIL, "fair %s: log '%s': the last line is incomplete",
-                sub, path);
-    int rc = fs_fair_log_check(l->text, got, NULL, NULL, log_note,
-                               (void *)path, &l->res);
-    if (rc == FS_EINVAL)
-        cli_die(CLI_FAIL, "fair %s: log '%s' is malformed", sub, path);
-    cli_check(rc, "fair check");
-    if (l->res.dishonest)
-        cli_die(CLI_FAIL, "fair %s: log '%s' breaks the scheme's rules "
-                "(fair check --log says where): not appending to it", sub,
-                path);
-}
-
-/* Appends whole lines or nothing: a failed write is cut back off.
- * Returns 0 or the errno of the failure. */
-static int log_append(const char *sub, const char *path, logf *l,
-                      const char *lines, size_t n)
-{
-    ssize_t w = write(l->fd, lines, n);
-    int err = w < 0 ? errno : ENOSPC;
-    if (w == (ssize_t)n && fsync(l->fd) == 0) {
-        l->size += (off_t)n;
-        return 0;
-    }
-    if (w == (ssize_t)n)
-        err = errno;
-    if (ftruncate(l->fd, l->size) != 0)
-        cli_error("fair %s: cannot cut the failed record off '%s': %s", sub,
-                  path, strerror(errno));
-    return err;
-}
-
-static void log_append_or_die(const char *sub, const char *path, logf *l,
-                              const char *lines, size_t n)
-{
-    int err = log_append(sub, path, l, lines, n);
-    if (err)
-        cli_die(CLI_FAIL, "fair %s: cannot append to log '%s': %s", sub,
-                path, strerror(err));
-}
-
-static void log_close(logf *l)
-{
-    close(l->fd); /* releases the lock */
-    free(l->text);
-}
-
-/* The record lines are JSON; the one escaper is deal_json_string. */
-typedef struct membuf {
-    char *p;
-    size_t n;
-    FILE *f;
-    out_buf o;
-} membuf;
-
-static void mem_open(membuf *m)
-{
-    m->p = NULL;
-    m->n = 0;
-    m->f = open_memstream(&m->p, &m->n);
-    if (m->f == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    out_init(&m->o, m->f);
-}
-
-static void mem_close(membuf *m)
-{
-    out_flush(&m->o);
-    if (fclose(m->f) != 0 || m->p == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-}
-
-static void rec_commit(out_buf *o, const char *chex)
-{
-    out_str(o, "{\"scheme\":\"" FS_FAIR_SCHEME "\",\"event\":\"commit\","
-               "\"commitment\":\"");
-    out_str(o, chex);
-    out_str(o, "\"}\n");
-}
-
-static void rec_reveal(out_buf *o, const char *shex)
-{
-    out_str(o, "{\"scheme\":\"" FS_FAIR_SCHEME "\",\"event\":\"reveal\","
-               "\"server_seed\":\"");
-    out_str(o, shex);
-    out_str(o, "\"}\n");
+    if (f == DEAL_JSON)
+        printf("{\"scheme\":\"%s\",\"commitment\":\"%s\"}\n", FS_FAIR_SCHEME,
+               chex);
+    else
+        printf("%s\n", chex);
 }
 
 /* stdout must hold what was printed before anything is kept. */
@@ -323,68 +151,75 @@ static int stdout_ok(void)
     return fflush(stdout) == 0 && !ferror(stdout);
 }
 
-static int do_commit(const args *a)
+static int do_commit(const fair_args *a)
 {
     need("commit", a->seed_file, "server-seed-file");
     enum deal_format f = deal_format_parse("fair", a->format);
-    logf l = {-1, 0, NULL, {0}};
+    const fs_game *g = game_or_die("commit", a->game ? a->game : "doudizhu");
+    fair_log l = {-1, 0, 0, NULL, {0}};
     if (a->log) {
-        log_open("commit", a->log, &l);
+        fair_log_open("commit", a->log, 1, NULL, &l);
         if (l.res.open)
             cli_die(CLI_FAIL, "fair commit: log '%s' has a period that is "
                     "not revealed yet: end it with 'fair rotate'", a->log);
     }
-    uint8_t seed[32], c[32];
-    char *tmp = new_seed_file("fair commit", a->seed_file, seed);
-    fs_fair_commitment(seed, c);
-    sodium_memzero(seed, sizeof seed);
+    fs_fair_period *p = malloc(sizeof *p);
+    static char line[FS_FAIR_LINE_MAX + 1];
+    if (p == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    int rc = fs_fair_period_begin(p, g->name, a->players, a->decks, line,
+                                  sizeof line);
+    if (rc == FS_EINVAL) {
+        fs_dealer *d = malloc(sizeof *d);
+        if (d)
+            deal_setup("fair commit", d, g, a->players, a->decks,
+                       FS_ALG_DURSTENFELD); /* dies naming the problem */
+    }
+    cli_check(rc, "fair commit");
     char chex[65];
-    fs_hex_encode(c, 32, chex);
-    /* link() never replaces: a seed that may be committed is never lost. */
+    fs_hex_encode(p->commitment, 32, chex);
+    /* 1. the seed, durable under its name (link never replaces) */
+    char *tmp = fair_seed_tmp("commit", a->seed_file, p->server_seed);
+    sodium_memzero(p, sizeof *p);
+    free(p);
     if (link(tmp, a->seed_file) != 0) {
         int err = errno;
         unlink(tmp);
+        pending_done();
         cli_die(CLI_FAIL, "fair commit: cannot create '%s': %s", a->seed_file,
                 strerror(err));
     }
-    unlink(tmp); /* the seed file is its name now */
+    unlink(tmp);
     pending_done();
     free(tmp);
-    if (f == DEAL_JSON)
-        printf("{\"scheme\":\"%s\",\"commitment\":\"%s\"}\n", FS_FAIR_SCHEME,
-               chex);
-    else
-        printf("%s\n", chex);
-    /* A commitment nobody saw commits to nothing: undo the file. */
-    if (!stdout_ok()) {
-        int err = errno;
-        unlink(a->seed_file);
-        cli_die(CLI_FAIL, "fair commit: the commitment could not be shown "
-                "(%s): removed '%s'", strerror(err), a->seed_file);
-    }
+    /* 2. the record: a commitment not in the log commits to nothing */
+    off_t before = l.size;
     if (a->log) {
-        membuf m;
-        mem_open(&m);
-        rec_commit(&m.o, chex);
-        mem_close(&m);
-        int err = log_append("commit", a->log, &l, m.p, m.n);
+        const char *lines[] = {line};
+        int err = fair_log_append("commit", a->log, &l, lines, 1);
         if (err) {
             unlink(a->seed_file);
             cli_die(CLI_FAIL, "fair commit: cannot append to log '%s': %s "
                     "(removed '%s')", a->log, strerror(err), a->seed_file);
         }
-        free(m.p);
-        log_close(&l);
     }
+    /* 3. shown only now; a commitment nobody saw is undone */
+    print_commit(f, chex);
+    if (!stdout_ok()) {
+        int err = errno;
+        if (a->log)
+            fair_log_undo(a->log, &l, before);
+        unlink(a->seed_file);
+        cli_die(CLI_FAIL, "fair commit: the commitment could not be shown "
+                "(%s): removed '%s'%s", strerror(err), a->seed_file,
+                a->log ? " and its record" : "");
+    }
+    fair_log_close(&l);
     return CLI_OK;
 }
 
-static uint64_t nonce_of(const char *s)
-{
-    return cli_u64_or_die("nonce", s);
-}
-
-static void print_deal(const args *a, const fs_dealer *d, const fs_deal *deal,
+static void print_deal(const fair_args *a, const fs_dealer *d,
+                       const fs_deal *deal, const char *scheme,
                        const char *chex, const char *client, uint64_t nonce)
 {
     enum deal_format f = deal_format_parse("fair", a->format);
@@ -393,7 +228,9 @@ static void print_deal(const args *a, const fs_dealer *d, const fs_deal *deal,
     out_buf *out = &out_store;
     out_init(out, stdout);
     if (f == DEAL_JSON) {
-        out_str(out, "{\"scheme\":\"" FS_FAIR_SCHEME "\",\"commitment\":\"");
+        out_str(out, "{\"scheme\":\"");
+        out_str(out, scheme);
+        out_str(out, "\",\"commitment\":\"");
         out_str(out, chex);
         out_str(out, "\",\"client_seed\":");
         deal_json_string(out, client);
@@ -405,7 +242,8 @@ static void print_deal(const args *a, const fs_dealer *d, const fs_deal *deal,
     } else {
         if (f == DEAL_TEXT) {
             /* Quoted and escaped: a client seed cannot forge a line. */
-            out_str(out, FS_FAIR_SCHEME " commitment ");
+            out_str(out, scheme);
+            out_str(out, " commitment ");
             out_str(out, chex);
             out_str(out, "\nclient seed ");
             deal_json_string(out, client);
@@ -418,130 +256,164 @@ static void print_deal(const args *a, const fs_dealer *d, const fs_deal *deal,
     out_flush(out);
 }
 
-static void client_ok(const char *sub, const char *c)
+static void client_or_die(const char *sub, const char *scheme, const char *c)
 {
-    if (strlen(c) > FS_FAIR_CLIENT_SEED_MAX)
-        cli_die(CLI_USAGE, "fair %s: client seed longer than %d bytes", sub,
-                FS_FAIR_CLIENT_SEED_MAX);
+    const char *why;
+    if (!fs_fair_client_seed_ok(scheme, c, &why))
+        cli_die(CLI_USAGE, "fair %s: invalid client seed: %s", sub, why);
 }
 
-static int do_deal(const args *a, fs_dealer *d, fs_deal *deal)
+static int do_client_seed(const fair_args *a)
 {
-    need("deal", a->seed_file, "server-seed-file");
-    if (a->log == NULL) {
-        need("deal", a->client, "client-seed");
-        need("deal", a->nonce, "nonce");
-    }
-    deal_format_parse("fair", a->format);
-    deal_lang_parse("fair", a->lang);
-    uint8_t seed[32], c[32];
-    read_seed_file("deal", a->seed_file, seed);
-    fs_fair_commitment(seed, c);
-    char chex[65];
-    fs_hex_encode(c, 32, chex);
-    logf l = {-1, 0, NULL, {0}};
-    const char *client = a->client, *game = a->game;
-    unsigned players = a->players, decks = a->decks;
-    uint64_t nonce = 0;
-    if (a->log) {
-        log_open("deal", a->log, &l);
-        if (!l.res.open || sodium_memcmp(l.res.commitment, c, 32) != 0)
-            cli_die(CLI_FAIL, "fair deal: the seed in '%s' is not the one "
-                    "committed in the open period of log '%s'", a->seed_file,
-                    a->log);
-        nonce = l.res.next_nonce;
-        if (nonce > 0) { /* the period's client seed and table */
-            if (client && strcmp(client, l.res.client_seed) != 0)
-                cli_die(CLI_FAIL, "fair deal: the period's client seed is "
-                        "another one: a new client seed needs a new period "
-                        "('fair rotate')");
-            if ((game && strcmp(game, l.res.game) != 0) ||
-                (players && players != l.res.players) ||
-                (decks && decks != l.res.decks))
-                cli_die(CLI_FAIL, "fair deal: the period deals %s for %u "
-                        "players, %u decks: another game needs a new period "
-                        "('fair rotate')", l.res.game, l.res.players,
-                        l.res.decks);
-            client = l.res.client_seed;
-            game = l.res.game;
-            players = l.res.players;
-            decks = l.res.decks;
-        } else
-            need("deal", client, "client-seed");
-        if (a->nonce && nonce_of(a->nonce) != nonce)
-            cli_die(CLI_FAIL, "fair deal: nonce %s given, but the period's "
-                    "next nonce is %llu", a->nonce, (unsigned long long)nonce);
-    } else
-        nonce = nonce_of(a->nonce);
-    client_ok("deal", client);
-    const fs_game *g = deal_game("fair deal", game ? game : "doudizhu");
-    deal_setup("fair deal", d, g, players, decks, FS_ALG_DURSTENFELD);
-    cli_check(fs_fair_deal(seed, d, client, nonce, deal), "fair deal");
-    sodium_memzero(seed, sizeof seed);
-    if (a->log) { /* logged before shown: the log is the record */
-        membuf t, m;
-        mem_open(&t);
-        deal_print(&t.o, d, deal, DEAL_TSV, FS_LANG_EN, 0, 1);
-        mem_close(&t);
-        if (t.n > 0 && t.p[t.n - 1] == '\n')
-            t.p[--t.n] = '\0';
-        mem_open(&m);
-        out_str(&m.o, "{\"scheme\":\"" FS_FAIR_SCHEME "\",\"event\":\"deal\","
-                      "\"nonce\":");
-        out_u64(&m.o, nonce);
-        out_str(&m.o, ",\"client_seed\":");
-        deal_json_string(&m.o, client);
-        out_str(&m.o, ",\"game\":");
-        deal_json_string(&m.o, g->name);
-        out_str(&m.o, ",\"players\":");
-        out_u64(&m.o, d->players);
-        out_str(&m.o, ",\"decks\":");
-        out_u64(&m.o, d->decks);
-        out_str(&m.o, ",\"deal\":");
-        deal_json_string(&m.o, t.p);
-        out_str(&m.o, "}\n");
-        mem_close(&m);
-        log_append_or_die("deal", a->log, &l, m.p, m.n);
-        free(t.p);
-        free(m.p);
-    }
-    print_deal(a, d, deal, chex, client, nonce);
-    if (a->log)
-        log_close(&l);
+    need("client-seed", a->seed_file, "server-seed-file");
+    need("client-seed", a->log, "log");
+    need("client-seed", a->client, "client-seed");
+    client_or_die("client-seed", FS_FAIR_SCHEME, a->client);
+    fair_log l = {-1, 0, 0, NULL, {0}};
+    fs_fair_period p;
+    resume("client-seed", a, &l, &p);
+    static char line[FS_FAIR_LINE_MAX + 1];
+    const char *why = NULL;
+    int rc = fs_fair_period_client_seed(&p, a->client, line, sizeof line,
+                                        &why);
+    if (rc == FS_EINVAL)
+        cli_die(CLI_FAIL, "fair client-seed: %s", why ? why : "refused");
+    cli_check(rc, "fair client-seed");
+    const char *lines[] = {line};
+    int err = fair_log_append("client-seed", a->log, &l, lines, 1);
+    if (err)
+        cli_die(CLI_FAIL, "fair client-seed: cannot append to log '%s': %s",
+                a->log, strerror(err));
+    sodium_memzero(&p, sizeof p);
+    fair_log_close(&l);
     return CLI_OK;
 }
 
-static int do_rotate(const args *a)
+/* `deal --log`: the period's next deal, durable before it is shown. */
+static int deal_logged(const fair_args *a, fs_dealer *d, fs_deal *deal)
+{
+    fair_log l = {-1, 0, 0, NULL, {0}};
+    static fs_fair_period p;
+    static char cline[FS_FAIR_LINE_MAX + 1], dline[FS_FAIR_LINE_MAX + 1];
+    resume("deal", a, &l, &p);
+    if (strcmp(p.scheme, FS_FAIR_SCHEME) != 0)
+        cli_die(CLI_FAIL, "fair deal: the open period of log '%s' is %s: "
+                "new deals go to a " FS_FAIR_SCHEME " period ('fair rotate' "
+                "after its deals)", a->log, FS_FAIR_SCHEME_V1);
+    if ((a->game && strcmp(game_or_die("deal", a->game)->name, p.game)) ||
+        (a->players && a->players != p.players) ||
+        (a->decks && a->decks != p.decks))
+        cli_die(CLI_FAIL, "fair deal: the period deals %s for %u players, %u "
+                "decks: another table needs a new period ('fair rotate')",
+                p.game, p.players, p.decks);
+    if (a->nonce && cli_u64_or_die("nonce", a->nonce) != p.next_nonce)
+        cli_die(CLI_FAIL, "fair deal: nonce %s given, but the period's next "
+                "nonce is %llu", a->nonce, (unsigned long long)p.next_nonce);
+    const char *lines[2];
+    size_t n = 0;
+    if (!p.has_client_seed) {
+        if (a->client == NULL)
+            cli_die(CLI_FAIL, "fair deal: the period has no client seed yet: "
+                    "give the player's (--client-seed, or 'fair "
+                    "client-seed')");
+        client_or_die("deal", p.scheme, a->client);
+        const char *why = NULL;
+        int rc = fs_fair_period_client_seed(&p, a->client, cline,
+                                            sizeof cline, &why);
+        if (rc == FS_EINVAL)
+            cli_die(CLI_FAIL, "fair deal: %s", why ? why : "refused");
+        cli_check(rc, "fair deal");
+        cli_check(fs_fair_period_applied(&p, cline), "fair deal");
+        lines[n++] = cline;
+    } else if (a->client && strcmp(a->client, p.client_seed) != 0)
+        cli_die(CLI_FAIL, "fair deal: the period's client seed is another "
+                "one: a new client seed needs a new period ('fair rotate')");
+    uint64_t nonce;
+    cli_check(fs_fair_period_deal(&p, d, deal, &nonce, dline, sizeof dline),
+              "fair deal");
+    lines[n++] = dline;
+    int err = fair_log_append("deal", a->log, &l, lines, n);
+    if (err)
+        cli_die(CLI_FAIL, "fair deal: cannot append to log '%s': %s", a->log,
+                strerror(err));
+    cli_check(fs_fair_period_applied(&p, dline), "fair deal");
+    char chex[65];
+    fs_hex_encode(p.commitment, 32, chex);
+    print_deal(a, d, deal, p.scheme, chex, p.client_seed, nonce);
+    sodium_memzero(&p, sizeof p);
+    fair_log_close(&l);
+    return CLI_OK;
+}
+
+static int do_deal(const fair_args *a, fs_dealer *d, fs_deal *deal)
+{
+    need("deal", a->seed_file, "server-seed-file");
+    deal_format_parse("fair", a->format);
+    deal_lang_parse("fair", a->lang);
+    if (a->log) {
+        if (a->scheme)
+            cli_die(CLI_USAGE, "fair deal: --scheme does not apply to --log "
+                    "(the period's scheme)");
+        return deal_logged(a, d, deal);
+    }
+    need("deal", a->client, "client-seed");
+    need("deal", a->nonce, "nonce");
+    const char *scheme = a->scheme ? a->scheme : FS_FAIR_SCHEME;
+    client_or_die("deal", scheme, a->client);
+    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    uint8_t seed[32], c[32];
+    fair_read_seed("deal", a->seed_file, seed);
+    fs_fair_commitment(seed, c);
+    char chex[65];
+    fs_hex_encode(c, 32, chex);
+    const fs_game *g = game_or_die("deal", a->game ? a->game : "doudizhu");
+    deal_setup("fair deal", d, g, a->players, a->decks, FS_ALG_DURSTENFELD);
+    cli_check(fs_fair_deal_scheme(scheme, seed, d, a->client, nonce, deal),
+              "fair deal");
+    sodium_memzero(seed, sizeof seed);
+    print_deal(a, d, deal, scheme, chex, a->client, nonce);
+    return CLI_OK;
+}
+
+static int do_rotate(const fair_args *a)
 {
     need("rotate", a->seed_file, "server-seed-file");
     need("rotate", a->log, "log");
     enum deal_format f = deal_format_parse("fair", a->format);
-    uint8_t old[32], c[32], seed[32], nc[32];
-    read_seed_file("rotate", a->seed_file, old);
-    fs_fair_commitment(old, c);
-    logf l = {-1, 0, NULL, {0}};
-    log_open("rotate", a->log, &l);
-    if (!l.res.open || sodium_memcmp(l.res.commitment, c, 32) != 0)
-        cli_die(CLI_FAIL, "fair rotate: the seed in '%s' is not the one "
-                "committed in the open period of log '%s'", a->seed_file,
-                a->log);
-    char *tmp = new_seed_file("fair rotate", a->seed_file, seed);
-    fs_fair_commitment(seed, nc);
-    sodium_memzero(seed, sizeof seed);
+    fair_log l = {-1, 0, 0, NULL, {0}};
+    static fs_fair_period old, next;
+    resume("rotate", a, &l, &old);
+    if (strcmp(old.scheme, FS_FAIR_SCHEME) == 0 && old.next_nonce == 0)
+        cli_die(CLI_FAIL, "fair rotate: the period has no deal yet: a period "
+                "revealed without a deal breaks the rule 'empty-period' "
+                "(rotate at the player's request, after the deals)");
+    const char *game = a->game ? game_or_die("rotate", a->game)->name
+                       : old.game[0] ? old.game : "doudizhu";
+    unsigned players = a->players ? a->players
+                       : a->game ? 0 : old.players,
+             decks = a->decks ? a->decks : a->game ? 0 : old.decks;
+    static char rline[FS_FAIR_LINE_MAX + 1], cline[FS_FAIR_LINE_MAX + 1];
+    cli_check(fs_fair_period_reveal(&old, rline, sizeof rline),
+              "fair rotate");
+    int rc = fs_fair_period_begin(&next, game, players, decks, cline,
+                                  sizeof cline);
+    if (rc == FS_EINVAL) {
+        fs_dealer *d = malloc(sizeof *d);
+        if (d)
+            deal_setup("fair rotate", d, fs_game_find(game), players, decks,
+                       FS_ALG_DURSTENFELD);
+    }
+    cli_check(rc, "fair rotate");
+    char *tmp = fair_seed_tmp("rotate", a->seed_file, next.server_seed);
     char ohex[65], nhex[65];
-    fs_hex_encode(old, 32, ohex);
-    fs_hex_encode(nc, 32, nhex);
-    membuf m;
-    mem_open(&m);
-    rec_reveal(&m.o, ohex);
-    rec_commit(&m.o, nhex);
-    mem_close(&m);
+    fs_hex_encode(old.server_seed, 32, ohex);
+    fs_hex_encode(next.commitment, 32, nhex);
     /* The reveal and the new commitment go to the log as one write, then
      * the new seed replaces the old.  From here tmp may be the only copy of
      * a committed seed: no signal removes it. */
     pending_done();
-    int err = log_append("rotate", a->log, &l, m.p, m.n);
-    free(m.p);
+    const char *lines[] = {rline, cline};
+    int err = fair_log_append("rotate", a->log, &l, lines, 2);
     if (err) {
         unlink(tmp);
         cli_die(CLI_FAIL, "fair rotate: cannot append to log '%s': %s "
@@ -549,231 +421,18 @@ static int do_rotate(const args *a)
     }
     if (rename(tmp, a->seed_file) != 0)
         cli_die(CLI_FAIL, "fair rotate: cannot replace '%s': %s; the log "
-                "revealed its seed: the new seed is in '%s'", a->seed_file,
-                strerror(errno), tmp);
+                "revealed its seed: the new seed is in '%s' (mv '%s' '%s')",
+                a->seed_file, strerror(errno), tmp, tmp, a->seed_file);
     free(tmp);
-    log_close(&l);
-    sodium_memzero(old, sizeof old);
+    fair_log_close(&l);
+    sodium_memzero(&old, sizeof old);
+    sodium_memzero(&next, sizeof next);
     if (f == DEAL_JSON)
         printf("{\"scheme\":\"%s\",\"revealed_server_seed\":\"%s\","
                "\"commitment\":\"%s\"}\n", FS_FAIR_SCHEME, ohex, nhex);
     else
         printf("revealed server seed %s\ncommitment %s\n", ohex, nhex);
     return CLI_OK;
-}
-
-/* The claimed deal: --deal or all of standard input. */
-static char *claim_text(const args *a, size_t *len)
-{
-    if (a->deal) {
-        *len = strlen(a->deal);
-        return strdup(a->deal);
-    }
-    size_t cap = 1 << 14, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + n, 1, cap - n - 1, stdin);
-        n += r;
-        if (r == 0)
-            break;
-        if (n + 1 == cap) {
-            if (cap >= (1u << 24))
-                cli_die(CLI_FAIL, "fair check: claimed deal too long");
-            char *nb = realloc(buf, cap *= 2);
-            if (nb == NULL)
-                free(buf);
-            buf = nb;
-        }
-    }
-    if (buf == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    if (ferror(stdin))
-        cli_die(CLI_FAIL, "fair check: cannot read the deal: %s",
-                strerror(errno));
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-/* "hand 2", "kitty", ...: a part of the layout, for messages. */
-static void part_label(const fs_dealer *d, size_t p, char *buf, size_t cap)
-{
-    const fs_deal_part *part = &d->layout.part[p];
-    if (part->seat >= 0 && (unsigned)part->seat < d->players)
-        snprintf(buf, cap, "hand %d", part->seat + 1);
-    else
-        snprintf(buf, cap, "%s", part->key);
-}
-
-/* Findings of `check --log`: verdict content on stdout (text lines or
- * JSON objects collected for the report); a malformed log is an error on
- * stderr. */
-typedef struct check_ctx {
-    const char *path;
-    int json;
-    membuf found;
-    size_t nfound;
-} check_ctx;
-
-static void check_note(void *ctx, size_t line, fs_fair_finding kind,
-                       const char *msg)
-{
-    check_ctx *c = ctx;
-    if (kind == FS_FAIR_MALFORMED) {
-        log_note((void *)c->path, line, kind, msg);
-        return;
-    }
-    const char *what = kind == FS_FAIR_DISHONEST ? "dishonest" : "unrevealed";
-    if (!c->json) {
-        if (line)
-            printf("line %zu: %s: %s\n", line, what, msg);
-        else
-            printf("log: %s: %s\n", what, msg);
-        return;
-    }
-    out_buf *o = &c->found.o;
-    out_str(o, c->nfound++ ? ",{\"line\":" : "{\"line\":");
-    out_u64(o, line);
-    out_str(o, ",\"finding\":\"");
-    out_str(o, what);
-    out_str(o, "\",\"message\":");
-    deal_json_string(o, msg);
-    out_byte(o, '}');
-}
-
-static int check_log(const args *a)
-{
-    uint8_t commitment[32];
-    if (a->commitment)
-        hex_arg("commitment", a->commitment, commitment);
-    if (a->client)
-        client_ok("check", a->client);
-    enum deal_format fmt = deal_format_parse("fair", a->format);
-    if (fmt == DEAL_TSV)
-        cli_die(CLI_USAGE, "fair check: invalid format: 'tsv' (text or json)");
-    FILE *f = fopen(a->log, "r");
-    if (f == NULL)
-        cli_die(CLI_FAIL, "fair check: cannot read log '%s': %s", a->log,
-                strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    for (;;) {
-        if (text == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        n += fread(text + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nt = realloc(text, cap *= 2);
-        if (nt == NULL)
-            free(text);
-        text = nt;
-    }
-    if (ferror(f))
-        cli_die(CLI_FAIL, "fair check: cannot read log '%s': %s", a->log,
-                strerror(errno));
-    fclose(f);
-    check_ctx ctx = {a->log, fmt == DEAL_JSON, {0}, 0};
-    if (ctx.json)
-        mem_open(&ctx.found);
-    fs_fair_log_result r;
-    int rc = fs_fair_log_check(text, n, a->commitment ? commitment : NULL,
-                               a->client, check_note, &ctx, &r);
-    free(text);
-    if (rc == FS_EINVAL)
-        cli_die(CLI_FAIL, "fair check: log '%s' is malformed", a->log);
-    cli_check(rc, "fair check");
-    int status = r.dishonest ? FAIR_DISHONEST
-                 : r.unrevealed ? FAIR_INCONCLUSIVE : CLI_OK;
-    if (ctx.json) {
-        mem_close(&ctx.found);
-        printf("{\"scheme\":\"" FS_FAIR_SCHEME "\",\"verdict\":\"%s\","
-               "\"periods\":%zu,\"deals\":%zu,\"checked\":%zu,"
-               "\"findings\":[%s]}\n",
-               status == CLI_OK ? "honest"
-               : status == FAIR_DISHONEST ? "dishonest" : "inconclusive",
-               r.periods, r.deals, r.checked, ctx.found.p);
-        free(ctx.found.p);
-    } else if (status == FAIR_DISHONEST)
-        printf("FAILED: %zu problem%s in %zu period%s, %zu deal%s "
-               "(" FS_FAIR_SCHEME ")\n", r.dishonest,
-               r.dishonest == 1 ? "" : "s", r.periods,
-               r.periods == 1 ? "" : "s", r.deals, r.deals == 1 ? "" : "s");
-    else if (status == FAIR_INCONCLUSIVE)
-        printf("INCONCLUSIVE: no rule broken in %zu period%s, but the last "
-               "is not revealed yet: %llu deal%s not checked; %zu deal%s "
-               "checked (" FS_FAIR_SCHEME ")\n", r.periods,
-               r.periods == 1 ? "" : "s", (unsigned long long)r.next_nonce,
-               r.next_nonce == 1 ? "" : "s", r.checked,
-               r.checked == 1 ? "" : "s");
-    else
-        printf("OK: %zu period%s, %zu deal%s: one commitment and one client "
-               "seed per period, nonces 0, 1, 2, ... in order, every seed "
-               "its commitment and every deal the one the seeds give "
-               "(" FS_FAIR_SCHEME ")\n", r.periods, r.periods == 1 ? "" : "s",
-               r.checked, r.checked == 1 ? "" : "s");
-    return status;
-}
-
-static int do_check(const args *a, fs_dealer *d)
-{
-    if (a->log) {
-        if (a->seed_hex || a->nonce || a->deal || a->game || a->players ||
-            a->decks) {
-            cli_error("fair check: --log checks the whole log: --server-seed, "
-                      "--nonce, --deal, --game, --players and --decks do not "
-                      "apply");
-            cli_try_help("fair", CLI_USAGE);
-        }
-        return check_log(a);
-    }
-    need("check", a->seed_hex, "server-seed");
-    need("check", a->commitment, "commitment");
-    need("check", a->client, "client-seed");
-    need("check", a->nonce, "nonce");
-    client_ok("check", a->client);
-    uint8_t seed[32], commitment[32];
-    hex_arg("server seed", a->seed_hex, seed);
-    hex_arg("commitment", a->commitment, commitment);
-    uint64_t nonce = nonce_of(a->nonce);
-    const fs_game *g = deal_game("fair check", a->game ? a->game : "doudizhu");
-    deal_setup("fair check", d, g, a->players, a->decks, FS_ALG_DURSTENFELD);
-    size_t len;
-    char *text = claim_text(a, &len);
-    fs_deal *claimed = malloc(sizeof *claimed);
-    if (claimed == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    const char *why;
-    size_t where;
-    int rc = fs_deal_parse(d, text, len, claimed, &why, &where);
-    if (rc != FS_OK) {
-        size_t show = where < len ? strcspn(text + where, " \t\n") : 0;
-        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%.*s%s: "
-                "%s; a %s deal for %u players is %zu parts%s",
-                where, show ? " ('" : "", (int)(show > 16 ? 16 : show),
-                text + where, show ? "')" : "", why ? why : fs_strerror(rc),
-                g->name, d->players, d->layout.nparts,
-                " (as 'fair deal --format=tsv' prints)");
-    }
-    free(text);
-    int verdict;
-    long part;
-    cli_check(fs_fair_check(seed, commitment, d, a->client, nonce, claimed,
-                            &verdict, &part),
-              "fair check");
-    free(claimed);
-    if (verdict & FS_FAIR_BAD_COMMITMENT)
-        printf("FAILED: SHA-256 of the server seed is not the commitment\n");
-    if (verdict & FS_FAIR_BAD_DEAL) {
-        char label[48];
-        part_label(d, (size_t)part, label, sizeof label);
-        printf("FAILED: the deal is not the one these seeds and nonce give "
-               "(%s differs)\n", label);
-    }
-    if (verdict == 0)
-        printf("OK: the commitment matches the server seed and the deal is "
-               "the one it gives (" FS_FAIR_SCHEME "); to know the server "
-               "could not choose it, check the period's log (--log)\n");
-    return verdict == 0 ? CLI_OK : FAIR_DISHONEST;
 }
 
 int cmd_fair(int argc, char **argv)
@@ -786,6 +445,8 @@ int cmd_fair(int argc, char **argv)
         {"nonce", required_argument, NULL, OPT_NONCE},
         {"deal", required_argument, NULL, OPT_DEAL},
         {"log", required_argument, NULL, OPT_LOG},
+        {"my-deals", required_argument, NULL, OPT_MY_DEALS},
+        {"scheme", required_argument, NULL, OPT_SCHEME},
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
@@ -794,7 +455,7 @@ int cmd_fair(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
-    args a = {0};
+    fair_args a = {0};
     a.format = "text";
     a.lang = "en";
     int c;
@@ -807,6 +468,14 @@ int cmd_fair(int argc, char **argv)
         case OPT_NONCE: a.nonce = optarg; break;
         case OPT_DEAL: a.deal = optarg; break;
         case OPT_LOG: a.log = optarg; break;
+        case OPT_MY_DEALS: a.my_deals = optarg; break;
+        case OPT_SCHEME:
+            if (strcmp(optarg, FS_FAIR_SCHEME) != 0 &&
+                strcmp(optarg, FS_FAIR_SCHEME_V1) != 0)
+                cli_die(CLI_USAGE, "invalid scheme: '%s' (" FS_FAIR_SCHEME
+                        " or " FS_FAIR_SCHEME_V1 ")", optarg);
+            a.scheme = optarg;
+            break;
         case 'g': a.game = optarg; break;
         case 'p': a.players = small_u("number of players", optarg); break;
         case 'd': a.decks = small_u("number of decks", optarg); break;
@@ -818,7 +487,8 @@ int cmd_fair(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        cli_error("fair: missing action (commit, deal, rotate or check)");
+        cli_error("fair: missing action (commit, client-seed, deal, rotate "
+                  "or check)");
         cli_try_help("fair", CLI_USAGE);
     }
     if (optind + 1 < argc) {
@@ -833,14 +503,17 @@ int cmd_fair(int argc, char **argv)
     int rc;
     if (strcmp(action, "commit") == 0)
         rc = do_commit(&a);
+    else if (strcmp(action, "client-seed") == 0)
+        rc = do_client_seed(&a);
     else if (strcmp(action, "deal") == 0)
         rc = do_deal(&a, d, deal);
     else if (strcmp(action, "rotate") == 0)
         rc = do_rotate(&a);
     else if (strcmp(action, "check") == 0)
-        rc = do_check(&a, d);
+        rc = fair_check(&a, d);
     else {
-        cli_error("fair: unknown action '%s' (commit, deal, rotate or check)", action);
+        cli_error("fair: unknown action '%s' (commit, client-seed, deal, "
+                  "rotate or check)", action);
         cli_try_help("fair", CLI_USAGE);
     }
     free(d);

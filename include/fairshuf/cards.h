@@ -323,14 +323,18 @@ FS_API int fs_entropy_warning(const fs_entropy *e, const char *game,
                        const char *rng, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------
- * Provably fair dealing: commit - reveal (docs/provably-fair.md)
+ * Provably fair dealing: commit - reveal (docs/provably-fair.md, the
+ * authoritative specification of both schemes)
  *
- * Scheme FS_FAIR_SCHEME:
+ * Scheme FS_FAIR_SCHEME ("fairshuf-pf-2", every new period) and
+ * FS_FAIR_SCHEME_V1 ("fairshuf-pf-1", old logs; still checked) share the
+ * maths and differ only in the scheme name inside the key and in the log's
+ * period rules:
  *   server_seed  32 bytes from the OS, kept secret until revealed.
  *   commitment   SHA-256(server_seed), published before play.
  *   key          HMAC-SHA256(key = server_seed, message =
- *                "fairshuf-pf-1" 0 game 0 players 0 decks 0 client_seed 0
- *                nonce), numbers in decimal ASCII, 0 a NUL byte.
+ *                scheme 0 game 0 players 0 decks 0 client_seed 0 nonce),
+ *                numbers in decimal ASCII, 0 a NUL byte.
  *   shuffle      the fresh deck (fs_deck_fill) shuffled by Durstenfeld:
  *                for i = n-1 down to 1, j = fs_below(rng, i + 1), swap
  *                cards i and j; rng = chacha20 keyed with `key`, nonce 0,
@@ -338,7 +342,8 @@ FS_API int fs_entropy_warning(const fs_entropy *e, const char *game,
  *                Lemire's method (fairshuf.h).  Then the game's layout.
  * The whole mapping is pinned: it never follows FS_ALG_AUTO.
  * ---------------------------------------------------------------------- */
-#define FS_FAIR_SCHEME "fairshuf-pf-1"
+#define FS_FAIR_SCHEME "fairshuf-pf-2"    /* new periods */
+#define FS_FAIR_SCHEME_V1 "fairshuf-pf-1" /* old logs, still checked */
 
 /* 32 fresh bytes from the OS.  FS_ERANDOM if it refuses. */
 FS_API int fs_fair_server_seed(uint8_t seed[32]);
@@ -346,13 +351,25 @@ FS_API int fs_fair_server_seed(uint8_t seed[32]);
 /* commitment = SHA-256(seed). */
 FS_API void fs_fair_commitment(const uint8_t seed[32], uint8_t out[32]);
 
-/* The per-deal key of the scheme.  client_seed: any NUL-free string
- * (may be empty).  FS_EINVAL for NULL arguments. */
+/* The per-deal key of `scheme` (FS_FAIR_SCHEME or FS_FAIR_SCHEME_V1; any
+ * other name is FS_EINVAL).  client_seed: any NUL-free string (its
+ * encoding rule, fs_fair_client_seed_ok, is enforced where a seed enters a
+ * log, not here).  FS_EINVAL for NULL arguments.  O(len). */
+FS_API int fs_fair_key_scheme(const char *scheme, const uint8_t seed[32],
+                              const fs_dealer *d, const char *client_seed,
+                              uint64_t nonce, uint8_t key[32]);
+
+/* Deals by `scheme`: key as above, pinned shuffle, the dealer's layout
+ * (d's own algorithm is ignored; d->work is used).  Errors: FS_ENOMEM,
+ * FS_EINVAL.  O(n) plus one ChaCha20 stream set-up. */
+FS_API int fs_fair_deal_scheme(const char *scheme, const uint8_t seed[32],
+                               fs_dealer *d, const char *client_seed,
+                               uint64_t nonce, fs_deal *out);
+
+/* fs_fair_key_scheme and fs_fair_deal_scheme with FS_FAIR_SCHEME_V1: the
+ * library's first interface, kept with its meaning (scheme fairshuf-pf-1). */
 FS_API int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
                 const char *client_seed, uint64_t nonce, uint8_t key[32]);
-
-/* Deals by the scheme: key as above, pinned shuffle, the dealer's layout
- * (d's own algorithm is ignored).  Errors: FS_ENOMEM, FS_EINVAL. */
 FS_API int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
                  const char *client_seed, uint64_t nonce, fs_deal *out);
 
@@ -365,9 +382,20 @@ FS_API int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
  * fs_deal_diff or fs_fair_check).  out->cut is 0.  Errors: FS_EINVAL
  * (malformed: *why receives a static English reason and *where the byte
  * offset; either may be NULL), FS_ERANGE (more than FS_DEAL_MAX_CARDS
- * cards).  O(len), no allocation. */
+ * cards).  O(len), no allocation.  (A log's deal field is stricter: it
+ * must be exactly fs_fair_deal_tsv's text, no newline.) */
 FS_API int fs_deal_parse(const fs_dealer *d, const char *s, size_t len,
                          fs_deal *out, const char **why, size_t *where);
+
+/* The deal as TSV, exactly what `fairshuf fair deal --format=tsv` prints
+ * and what a log's "deal" field holds, without the final newline: parts in
+ * layout order separated by one tab, the two-character codes of a part
+ * separated by one space.  dl (may be NULL) is not read today (the deal
+ * carries its parts).  Returns the length, FS_ERANGE when cap is too small
+ * (FS_FAIR_TSV_MAX + 1 always suffices), FS_EINVAL for NULL or an invalid
+ * card.  O(cards). */
+FS_API int fs_fair_deal_tsv(const fs_deal *d, const fs_dealer *dl, char *buf,
+                            size_t cap);
 
 /* The first part (index into a->part) in which two deals differ, in its
  * number of cards or in any card; a->nparts (or b's, the smaller) when
@@ -378,38 +406,54 @@ FS_API long fs_deal_diff(const fs_deal *a, const fs_deal *b);
 /* Verdicts of fs_fair_check (bits; 0 = everything matches). */
 enum { FS_FAIR_BAD_COMMITMENT = 1, FS_FAIR_BAD_DEAL = 2 };
 
-/* Recomputes the deal and compares: *verdict receives 0 when
- * SHA-256(seed) == commitment and the claimed deal is exactly the deal the
- * seeds give, part by part (which cards went to which hand, the kitty,
+/* Recomputes the deal under `scheme` and compares: *verdict receives 0
+ * when SHA-256(seed) == commitment and the claimed deal is exactly the deal
+ * the seeds give, part by part (which cards went to which hand, the kitty,
  * the board: fs_deal_diff); otherwise the bits above.  *part (if not NULL)
  * receives fs_deal_diff's answer.  Returns FS_OK or an error as
- * fs_fair_deal. */
+ * fs_fair_deal_scheme.  fs_fair_check is the same with FS_FAIR_SCHEME_V1. */
+FS_API int fs_fair_check_scheme(const char *scheme, const uint8_t seed[32],
+                                const uint8_t commitment[32], fs_dealer *d,
+                                const char *client_seed, uint64_t nonce,
+                                const fs_deal *claimed, int *verdict,
+                                long *part);
 FS_API int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
                   fs_dealer *d, const char *client_seed, uint64_t nonce,
                   const fs_deal *claimed, int *verdict, long *part);
 
 /* ------------------------------------------------------------------------
- * Seed periods and their log (docs/provably-fair.md, "Periods")
+ * Seed periods and their log (docs/provably-fair.md, "Periods and the log")
  *
- * A period is one server seed: its commitment, then deals with one client
- * seed (chosen by the player after seeing the commitment), one game, one
- * number of players and decks, and nonces 0, 1, 2, ... in order; it ends
- * when the seed is revealed (rotation: reveal the old seed, commit a new
- * one).  The log is one JSON object per line (JSON Lines), in order:
- *   {"scheme":"fairshuf-pf-1","event":"commit","commitment":HEX}
- *   {"scheme":"fairshuf-pf-1","event":"deal","nonce":N,"client_seed":S,
+ * A period is one server seed.  Scheme fairshuf-pf-2, one JSON object per
+ * line (JSON Lines), fields in any order, each once, no other keys:
+ *   {"scheme":"fairshuf-pf-2","event":"commit","commitment":HEX,
+ *    "game":G,"players":P,"decks":D}
+ *   {"scheme":"fairshuf-pf-2","event":"client_seed","client_seed":S}
+ *   {"scheme":"fairshuf-pf-2","event":"deal","nonce":N,"client_seed":S,
  *    "game":G,"players":P,"decks":D,"deal":TSV}
- *   {"scheme":"fairshuf-pf-1","event":"reveal","server_seed":HEX}
- * (TSV as fs_deal_parse reads it).  A period whose nonces skip, repeat or
- * start elsewhere than 0, whose client seed or game changes, or that is
- * not closed before the next commitment is dishonest: that is how a
- * server could choose deals (grinding nonces or client seeds).
+ *   {"scheme":"fairshuf-pf-2","event":"reveal","server_seed":HEX}
+ * commit (the table fixed) -> exactly one client_seed (the player's, chosen
+ * after seeing the commitment, never used in an earlier period) -> deals
+ * with nonces 0, 1, 2, ... -> reveal.  Rotation (reveal + the next commit)
+ * happens at the player's request and the next period needs a new client
+ * seed.  fairshuf-pf-1 logs have no client_seed record and no table in the
+ * commit: the first deal fixes both.  TSV is fs_fair_deal_tsv's text.
  * ---------------------------------------------------------------------- */
 #define FS_FAIR_CLIENT_SEED_MAX 256 /* bytes */
 #define FS_FAIR_TSV_MAX (FS_DEAL_MAX_CARDS * 3 + FS_DEAL_MAX_PARTS)
+#define FS_FAIR_LINE_MAX 8192       /* bytes of one record, without '\n' */
+
+/* 1 if s is an acceptable client seed for `scheme`: valid UTF-8 (no
+ * overlong forms, no surrogates, at most U+10FFFF), no C0 control
+ * character (0x00-0x1f) and no DEL (0x7f), at most FS_FAIR_CLIENT_SEED_MAX
+ * bytes; fairshuf-pf-2 also refuses the empty string.  Otherwise 0, and
+ * *why (if not NULL) receives a static English reason.  O(len). */
+FS_API int fs_fair_client_seed_ok(const char *scheme, const char *s,
+                                  const char **why);
 
 typedef enum fs_fair_event {
-    FS_FAIR_COMMIT = 1, FS_FAIR_DEAL = 2, FS_FAIR_REVEAL = 3
+    FS_FAIR_COMMIT = 1, FS_FAIR_DEAL = 2, FS_FAIR_REVEAL = 3,
+    FS_FAIR_CLIENT_SEED = 4
 } fs_fair_event;
 
 /* One line of the log, decoded. */
@@ -418,59 +462,182 @@ typedef struct fs_fair_record {
     char scheme[32];
     uint8_t value[32];          /* commit: the commitment; reveal: the seed */
     uint64_t nonce;             /* deal */
-    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
-    char game[32];
-    unsigned players, decks;
+    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* deal, client_seed */
+    char game[32];              /* deal; commit (pf-2) */
+    unsigned players, decks;    /* deal; commit (pf-2) */
     char deal[FS_FAIR_TSV_MAX + 1]; /* the TSV, NUL-terminated */
 } fs_fair_record;
 
 /* Decodes one line (without its newline) of the log: a JSON object with
- * exactly the keys of its event, each once, in any order; strings with
- * JSON escapes (no NUL), numbers as plain decimal integers.  Any scheme
- * name is accepted here (the caller decides what it verifies).  Errors:
- * FS_EINVAL (malformed; *why, if not NULL, receives a static English
- * reason).  O(len). */
+ * exactly the keys of its event under its scheme (a pf-1 commit has no
+ * game, players, decks; pf-1 has no client_seed event), each once, in any
+ * order; strings with JSON escapes (no NUL), numbers as plain decimal
+ * integers, players and decks 1 to 1000.  A scheme other than the two is
+ * read as pf-2 here (the checker refuses it).  Errors: FS_EINVAL
+ * (malformed; *why, if not NULL, receives a static English reason).
+ * O(len). */
 FS_API int fs_fair_record_parse(const char *line, size_t len,
                                 fs_fair_record *r, const char **why);
 
-/* What fs_fair_log_check reports, one call per finding. */
-typedef enum fs_fair_finding {
-    FS_FAIR_MALFORMED = 1,  /* the log cannot be read: stops the check */
-    FS_FAIR_DISHONEST = 3,  /* a rule of the scheme is broken */
-    FS_FAIR_UNREVEALED = 4  /* the last period has deals and is not
-                               revealed yet: they are unchecked */
-} fs_fair_finding;
-typedef void fs_fair_note(void *ctx, size_t line, fs_fair_finding kind,
-                          const char *message);
+/* Writes the record r (fields as for its event and r->scheme) as one log
+ * line: the keys in the order shown above, strings escaped (\" \\ \t \n
+ * \r, other bytes below 0x20 and 0x7f as \u00XX; everything else as is),
+ * no spaces, no newline, NUL-terminated.  This is the one writer of log
+ * records.  Returns the length; FS_ERANGE when cap is too small
+ * (FS_FAIR_LINE_MAX + 1 always suffices); FS_EINVAL for an unknown event
+ * or scheme.  O(len). */
+FS_API int fs_fair_record_write(const fs_fair_record *r, char *line,
+                                size_t cap);
+
+/* ------------------------------------------------------------------------
+ * The period state machine (docs/provably-fair.md, "The server side")
+ *
+ * One table's current period, plain data that a server may store as it is
+ * (the seed is secret until the reveal).  Every step computes the record
+ * that the caller must make durable (append to the log and sync, or commit
+ * to a database) BEFORE it shows anything or calls fs_fair_period_applied;
+ * the steps never change *p, so a record that could not be stored leaves
+ * the period as it was.  `line` receives the record: NUL-terminated, no
+ * newline, at most FS_FAIR_LINE_MAX bytes (cap FS_FAIR_LINE_MAX + 1 always
+ * suffices; a smaller cap may give FS_ERANGE).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_fair_period {
+    char scheme[32];             /* FS_FAIR_SCHEME (pf-1 periods resume too) */
+    char game[32];
+    unsigned players, decks;
+    uint8_t server_seed[32];     /* secret until the reveal */
+    uint8_t commitment[32];
+    int has_client_seed;
+    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
+    uint64_t next_nonce;         /* deals made so far */
+    int revealed;                /* 1 once the reveal record is applied */
+} fs_fair_period;
+
+/* Starts a period: *next receives a new period (a fresh server seed from
+ * the OS, its commitment, the table: game, players and decks, 0 meaning
+ * the game's defaults, resolved; no client seed; nonce 0) and `line` its
+ * commit record.  *next is a new value, never the current period (that one
+ * is still needed for its reveal: rotation = fs_fair_period_reveal of the
+ * old one, then this); store the seed and the line durably, then use
+ * *next.  Errors: FS_ENOTFOUND (unknown game), FS_EINVAL (players or decks
+ * the game refuses; NULL), FS_ERANDOM (no seed: nothing written), FS_ERANGE
+ * (cap).  O(deck). */
+FS_API int fs_fair_period_begin(fs_fair_period *next, const char *game,
+                                unsigned players, unsigned decks, char *line,
+                                size_t cap);
+
+/* The client_seed record of the period (pf-2: once, before any deal).
+ * Errors: FS_EINVAL (the seed breaks fs_fair_client_seed_ok, a pf-1
+ * period, the period already has a client seed, is revealed; *why, if not
+ * NULL, receives the reason), FS_ERANGE (cap). */
+FS_API int fs_fair_period_client_seed(const fs_fair_period *p,
+                                      const char *client_seed, char *line,
+                                      size_t cap, const char **why);
+
+/* The next deal: *nonce = p->next_nonce, *out the deal the seeds give,
+ * `line` its deal record.  d is the caller's workspace (set up here for
+ * the period's table).  Errors: FS_EINVAL (no client seed yet, revealed,
+ * nonce exhausted), FS_ENOMEM, FS_ERANGE (cap).  O(deck). */
+FS_API int fs_fair_period_deal(const fs_fair_period *p, fs_dealer *d,
+                               fs_deal *out, uint64_t *nonce, char *line,
+                               size_t cap);
+
+/* The reveal record (the server seed in hex).  Allowed at any time; a pf-2
+ * checker flags a period revealed without a deal (empty-period), so a
+ * server reveals when the player asks for rotation after playing.
+ * Errors: FS_EINVAL (already revealed), FS_ERANGE (cap). */
+FS_API int fs_fair_period_reveal(const fs_fair_period *p, char *line,
+                                 size_t cap);
+
+/* After `line` (a record made by one of the calls above for this period)
+ * is durable: advances *p by it (client seed set; next nonce + 1;
+ * revealed).  A commit record changes nothing (begin filled the period).
+ * FS_EINVAL (and *p unchanged) when the line is not such a record. */
+FS_API int fs_fair_period_applied(fs_fair_period *p, const char *line);
+
+/* ------------------------------------------------------------------------
+ * Checking a log
+ * ---------------------------------------------------------------------- */
+typedef enum fs_fair_verdict {
+    FS_FAIR_HONEST = 0,       /* every rule holds, every deal recomputed */
+    FS_FAIR_DISHONEST = 3,    /* a rule is broken (the `rule` below) */
+    FS_FAIR_INCONCLUSIVE = 4  /* nothing broken, but not all checked:
+                                 empty-log or unrevealed */
+} fs_fair_verdict;
+
+/* A deal the player saw: its nonce and its TSV (tsv[0..len); a final
+ * newline is ignored). */
+typedef struct fs_fair_seen {
+    uint64_t nonce;
+    const char *tsv;
+    size_t len;
+} fs_fair_seen;
+
+/* What the player brings to the check; every field may be NULL/0. */
+typedef struct fs_fair_player {
+    const uint8_t *commitment;  /* the commitment they were shown */
+    const char *client_seed;    /* the client seed they chose */
+    const fs_fair_seen *deals;  /* the deals they saw, in the period
+                                   checked (below) */
+    size_t ndeals;
+    /* For the server only (`fair deal --log` before it appends): the open
+     * last period's deals are recomputed with this seed as if it were
+     * revealed (bad-deal findings; no `unrevealed`).  Ignored when it is
+     * not the open period's seed.  Never give a player's check a seed. */
+    const uint8_t *server_seed;
+} fs_fair_player;
+
+/* Called for each finding: rule is a slug of docs/provably-fair.md
+ * ("nonce", "bad-deal", ..., "unrevealed"), line the 1-based log line (0:
+ * the log as a whole), message English text in which every byte that came
+ * from the log is printable (others escaped as \xNN). */
+typedef void fs_fair_note(void *ctx, size_t line, fs_fair_verdict kind,
+                          const char *rule, const char *message);
 
 typedef struct fs_fair_log_result {
+    fs_fair_verdict verdict;
+    const char *rule;           /* the FIRST broken rule's slug (smallest
+                                   line; see the spec), or the
+                                   inconclusive reason; NULL when honest */
+    size_t line;                /* its line (0: the log as a whole) */
+    char message[512];          /* its message (escaped as above) */
+    size_t findings;            /* findings of every kind */
     size_t periods, deals, checked; /* checked: deals recomputed */
-    size_t dishonest, unrevealed, matched; /* matched: see `commitment` */
+    size_t unrevealed;          /* deals of the unrevealed last period */
     /* The last period, for a server that appends to the log: */
     int open;                   /* committed and not revealed */
+    char scheme[32];
     uint8_t commitment[32];
     uint64_t next_nonce;        /* open: deals made in it so far */
-    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* open, next_nonce>0 */
-    char game[32];
+    int has_client_seed;
+    char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
+    char game[32];              /* empty when not fixed yet (pf-1) */
     unsigned players, decks;
 } fs_fair_log_result;
 
 /* Checks a whole log (text[0..len), lines ending in '\n'; the last may
- * lack it): every record well-formed and of scheme FS_FAIR_SCHEME; the
- * rules of a period above; for each revealed period SHA-256(seed) ==
- * commitment and every deal recomputed by fs_fair_check.  commitment (or
- * NULL) and client_seed (or NULL): what the player saw and chose; the log
- * must hold a period with that commitment (and that client seed), else a
- * DISHONEST finding; *matched counts such periods.  note (may be NULL) is
- * called for each finding with its 1-based line (0: the whole log) and an
- * English message.  Returns FS_OK when the log was read to its end
- * (findings in *out), FS_EINVAL when it is malformed or of another scheme
- * (one MALFORMED note), FS_ENOMEM.  O(len + deals * cards). */
+ * lack it) by the rules of docs/provably-fair.md: every record well formed
+ * and of a known scheme, the period rules of its scheme, every reveal its
+ * commitment, every deal of a revealed period recomputed, no client seed
+ * or commitment reused across periods; then the player's: the period
+ * checked is the one of player->commitment (commitment-not-found if none),
+ * else the one whose client seed is player->client_seed, else the last
+ * period; its client seed must be player->client_seed (client-seed-
+ * mismatch) and every deal the player saw must be in it, the same
+ * (deal-missing, deal-differs).  A malformed line stops the check there.
+ * out receives the verdict, the first broken rule and its line, counts
+ * and the last period's state.  note (may be NULL) is called for each
+ * finding.  Returns FS_OK (the verdict is in *out, whatever it is),
+ * FS_EINVAL (NULL text or out), FS_ENOMEM.  O(len + deals * cards). */
 FS_API int fs_fair_log_check(const char *text, size_t len,
-                             const uint8_t *commitment,
-                             const char *client_seed, fs_fair_note *note,
+                             const fs_fair_player *player, fs_fair_note *note,
                              void *ctx, fs_fair_log_result *out);
 
+/* Resumes the open period of a checked log: *p receives the period of
+ * r (which must be open) with `seed` as its server seed.  FS_EINVAL when r
+ * has no open period or SHA-256(seed) is not its commitment. */
+FS_API int fs_fair_period_resume(fs_fair_period *p, const uint8_t seed[32],
+                                 const fs_fair_log_result *r);
 /* Seeds and commitments travel as hex: fs_hex_encode() and
  * fs_hex_decode() are in <fairshuf.h>. */
 

@@ -1,4 +1,5 @@
-/* fair.c -- provably-fair dealing, scheme "fairshuf-pf-1": commit to
+/* fair.c -- provably-fair dealing, schemes "fairshuf-pf-1" and
+ * "fairshuf-pf-2" (the same maths, the name in the key): commit to
  * SHA-256(server seed), derive each deal's key with HMAC-SHA256, deal with
  * a pinned Durstenfeld shuffle over ChaCha20 (docs/provably-fair.md).
  * All cryptography is libsodium's. */
@@ -19,11 +20,18 @@ void fs_fair_commitment(const uint8_t seed[32], uint8_t out[32])
     crypto_hash_sha256(out, seed, 32);
 }
 
-int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
-                const char *client_seed, uint64_t nonce, uint8_t key[32])
+static int known_scheme(const char *scheme)
 {
-    if (seed == NULL || d == NULL || d->game == NULL || client_seed == NULL ||
-        key == NULL)
+    return scheme && (strcmp(scheme, FS_FAIR_SCHEME) == 0 ||
+                      strcmp(scheme, FS_FAIR_SCHEME_V1) == 0);
+}
+
+int fs_fair_key_scheme(const char *scheme, const uint8_t seed[32],
+                       const fs_dealer *d, const char *client_seed,
+                       uint64_t nonce, uint8_t key[32])
+{
+    if (!known_scheme(scheme) || seed == NULL || d == NULL ||
+        d->game == NULL || client_seed == NULL || key == NULL)
         return FS_EINVAL;
     char num[3][24];
     snprintf(num[0], sizeof num[0], "%u", d->players);
@@ -31,7 +39,7 @@ int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
     snprintf(num[2], sizeof num[2], "%llu", (unsigned long long)nonce);
     /* Fields joined by NUL bytes: none of them can contain one, so the
      * message is an unambiguous encoding of the tuple. */
-    const char *field[] = {FS_FAIR_SCHEME, d->game->name, num[0], num[1],
+    const char *field[] = {scheme, d->game->name, num[0], num[1],
                            client_seed, num[2]};
     crypto_auth_hmacsha256_state st;
     crypto_auth_hmacsha256_init(&st, seed, 32);
@@ -46,13 +54,21 @@ int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
     return FS_OK;
 }
 
-int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
-                 const char *client_seed, uint64_t nonce, fs_deal *out)
+int fs_fair_key(const uint8_t seed[32], const fs_dealer *d,
+                const char *client_seed, uint64_t nonce, uint8_t key[32])
+{
+    return fs_fair_key_scheme(FS_FAIR_SCHEME_V1, seed, d, client_seed, nonce,
+                              key);
+}
+
+int fs_fair_deal_scheme(const char *scheme, const uint8_t seed[32],
+                        fs_dealer *d, const char *client_seed,
+                        uint64_t nonce, fs_deal *out)
 {
     if (out == NULL)
         return FS_EINVAL;
     uint8_t key[32];
-    int rc = fs_fair_key(seed, d, client_seed, nonce, key);
+    int rc = fs_fair_key_scheme(scheme, seed, d, client_seed, nonce, key);
     if (rc != FS_OK)
         return rc;
     char hex[65];
@@ -78,6 +94,13 @@ int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
         return rc;
     fs_dealer_layout(d, a, out);
     return FS_OK;
+}
+
+int fs_fair_deal(const uint8_t seed[32], fs_dealer *d,
+                 const char *client_seed, uint64_t nonce, fs_deal *out)
+{
+    return fs_fair_deal_scheme(FS_FAIR_SCHEME_V1, seed, d, client_seed, nonce,
+                               out);
 }
 
 /* Strict TSV of `fair deal --format=tsv`: parts separated by one tab, cards
@@ -163,16 +186,17 @@ long fs_deal_diff(const fs_deal *a, const fs_deal *b)
     return a->nparts == b->nparts ? -1 : (long)n;
 }
 
-int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
-                  fs_dealer *d, const char *client_seed, uint64_t nonce,
-                  const fs_deal *claimed, int *verdict, long *part)
+int fs_fair_check_scheme(const char *scheme, const uint8_t seed[32],
+                         const uint8_t commitment[32], fs_dealer *d,
+                         const char *client_seed, uint64_t nonce,
+                         const fs_deal *claimed, int *verdict, long *part)
 {
     if (commitment == NULL || verdict == NULL || claimed == NULL)
         return FS_EINVAL;
     fs_deal *deal = malloc(sizeof *deal);
     if (deal == NULL)
         return FS_ENOMEM;
-    int rc = fs_fair_deal(seed, d, client_seed, nonce, deal);
+    int rc = fs_fair_deal_scheme(scheme, seed, d, client_seed, nonce, deal);
     if (rc == FS_OK) {
         uint8_t c[32];
         fs_fair_commitment(seed, c);
@@ -188,4 +212,42 @@ int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
     }
     free(deal);
     return rc;
+}
+
+int fs_fair_check(const uint8_t seed[32], const uint8_t commitment[32],
+                  fs_dealer *d, const char *client_seed, uint64_t nonce,
+                  const fs_deal *claimed, int *verdict, long *part)
+{
+    return fs_fair_check_scheme(FS_FAIR_SCHEME_V1, seed, commitment, d,
+                                client_seed, nonce, claimed, verdict, part);
+}
+
+int fs_fair_deal_tsv(const fs_deal *d, const fs_dealer *dl, char *buf,
+                     size_t cap)
+{
+    (void)dl; /* the deal carries its parts */
+    if (d == NULL || buf == NULL || cap == 0)
+        return FS_EINVAL;
+    size_t n = 0;
+    for (size_t p = 0; p < d->nparts; p++) {
+        const fs_deal_part *part = &d->part[p];
+        if (p) {
+            if (n + 1 >= cap)
+                return FS_ERANGE;
+            buf[n++] = '\t';
+        }
+        for (size_t i = 0; i < part->count; i++) {
+            char code[3];
+            if (fs_card_code(d->cards[part->offset + i], code) != FS_OK)
+                return FS_EINVAL;
+            if (n + (i ? 3 : 2) >= cap)
+                return FS_ERANGE;
+            if (i)
+                buf[n++] = ' ';
+            buf[n++] = code[0];
+            buf[n++] = code[1];
+        }
+    }
+    buf[n] = '\0';
+    return (int)n;
 }

@@ -1,8 +1,9 @@
-/* fair_log.c -- the period log of the provably-fair scheme: one JSON
- * object per line (commit, deal, reveal), and the check of a whole log:
- * one commitment, one client seed, nonces 0, 1, 2, ... per period
- * (docs/provably-fair.md, "Periods").  Only flat objects of strings and
- * plain integers are read: that is all the log holds. */
+/* fair_log.c -- the check of a whole provably-fair log (schemes
+ * fairshuf-pf-1 and fairshuf-pf-2): the rules of a period, the rules
+ * across periods, every deal recomputed, then what the player brings: their
+ * commitment, client seed and deals (docs/provably-fair.md, "Rules").  The
+ * first broken rule is the one on the smallest line, ties going to the
+ * earlier rule of `rank` below. */
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,273 +12,38 @@
 #include "../internal.h"
 #include "fairshuf/cards.h"
 
-typedef struct lex {
-    const char *s;
-    size_t i, len;
-    const char *why;
-} lex;
+/* The rules, in the order that breaks ties on one line. */
+static const char *const rank[] = {
+    "malformed", "order", "recommitted", "client-seed-reused",
+    "client-seed-changed", "table-changed", "nonce", "bad-reveal",
+    "empty-period", "bad-deal", "client-seed-mismatch", "deal-differs",
+    "commitment-not-found", "deal-missing", "unrevealed", "empty-log"};
 
-static void ws(lex *x)
+static size_t rank_of(const char *rule)
 {
-    while (x->i < x->len && (x->s[x->i] == ' ' || x->s[x->i] == '\t' ||
-                             x->s[x->i] == '\r'))
-        x->i++;
+    size_t i = 0;
+    while (i < sizeof rank / sizeof rank[0] && strcmp(rank[i], rule) != 0)
+        i++;
+    return i;
 }
-
-static int fail(lex *x, const char *why)
-{
-    if (x->why == NULL)
-        x->why = why;
-    return -1;
-}
-
-/* The next byte must be c: skips it, or fails with why. */
-static int expect(lex *x, char c, const char *why)
-{
-    if (x->i >= x->len || x->s[x->i] != c)
-        return fail(x, why);
-    x->i++;
-    return 0;
-}
-
-static int u4(lex *x, unsigned *v)
-{
-    char h[5] = {0};
-    uint8_t b[2];
-    if (x->len - x->i >= 4)
-        memcpy(h, x->s + x->i, 4);
-    if (fs_hex_decode(h, b, 2) != FS_OK)
-        return fail(x, "a \\u escape needs four hex digits");
-    x->i += 4;
-    *v = (unsigned)b[0] << 8 | b[1];
-    return 0;
-}
-
-/* A JSON string into out[0..cap) (NUL-terminated); returns its length. */
-static long string(lex *x, char *out, size_t cap)
-{
-    size_t n = 0;
-    if (x->i >= x->len || x->s[x->i] != '"')
-        return fail(x, "expected a string");
-    x->i++;
-    for (;;) {
-        if (x->i >= x->len)
-            return fail(x, "unterminated string");
-        unsigned char c = (unsigned char)x->s[x->i++];
-        unsigned cp;
-        char buf[4];
-        size_t k = 0;
-        if (c == '"')
-            break;
-        if (c < 0x20)
-            return fail(x, "a control character inside a string");
-        if (c != '\\') {
-            buf[k++] = (char)c;
-        } else {
-            if (x->i >= x->len)
-                return fail(x, "unterminated string");
-            char e = x->s[x->i++];
-            const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-            const char *at = e ? strchr(from, e) : NULL;
-            if (at) {
-                buf[k++] = to[at - from];
-            } else if (e == 'u') {
-                if (u4(x, &cp) != 0)
-                    return -1;
-                if (cp >= 0xd800 && cp < 0xdc00) {
-                    unsigned lo;
-                    if (x->len - x->i < 2 || x->s[x->i] != '\\' ||
-                        x->s[x->i + 1] != 'u')
-                        return fail(x, "a lone surrogate in a \\u escape");
-                    x->i += 2;
-                    if (u4(x, &lo) != 0)
-                        return -1;
-                    if (lo < 0xdc00 || lo >= 0xe000)
-                        return fail(x, "a lone surrogate in a \\u escape");
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                } else if (cp >= 0xdc00 && cp < 0xe000)
-                    return fail(x, "a lone surrogate in a \\u escape");
-                if (cp == 0)
-                    return fail(x, "a NUL byte inside a string");
-                if (cp < 0x80)
-                    buf[k++] = (char)cp;
-                else if (cp < 0x800) {
-                    buf[k++] = (char)(0xc0 | cp >> 6);
-                    buf[k++] = (char)(0x80 | (cp & 0x3f));
-                } else if (cp < 0x10000) {
-                    buf[k++] = (char)(0xe0 | cp >> 12);
-                    buf[k++] = (char)(0x80 | (cp >> 6 & 0x3f));
-                    buf[k++] = (char)(0x80 | (cp & 0x3f));
-                } else {
-                    buf[k++] = (char)(0xf0 | cp >> 18);
-                    buf[k++] = (char)(0x80 | (cp >> 12 & 0x3f));
-                    buf[k++] = (char)(0x80 | (cp >> 6 & 0x3f));
-                    buf[k++] = (char)(0x80 | (cp & 0x3f));
-                }
-            } else
-                return fail(x, "an unknown escape inside a string");
-        }
-        if (n + k >= cap)
-            return fail(x, "a string is too long");
-        memcpy(out + n, buf, k);
-        n += k;
-    }
-    out[n] = '\0';
-    return (long)n;
-}
-
-static int integer(lex *x, uint64_t *v)
-{
-    size_t start = x->i;
-    *v = 0;
-    while (x->i < x->len && x->s[x->i] >= '0' && x->s[x->i] <= '9') {
-        unsigned d = (unsigned)(x->s[x->i] - '0');
-        if (*v > (UINT64_MAX - d) / 10)
-            return fail(x, "a number is too large");
-        *v = *v * 10 + d;
-        x->i++;
-    }
-    if (x->i == start)
-        return fail(x, "expected a non-negative integer");
-    if (x->s[start] == '0' && x->i - start > 1)
-        return fail(x, "a number with a leading zero");
-    return 0;
-}
-
-static int hex32(lex *x, uint8_t out[32])
-{
-    char h[80];
-    if (string(x, h, sizeof h) < 0)
-        return -1;
-    if (fs_hex_decode(h, out, 32) != FS_OK)
-        return fail(x, "a seed or commitment must be 64 hex digits");
-    return 0;
-}
-
-enum { K_SCHEME, K_EVENT, K_COMMITMENT, K_SEED, K_NONCE, K_CLIENT, K_GAME,
-       K_PLAYERS, K_DECKS, K_DEAL, K_N };
-static const char *const key_name[K_N] = {
-    "scheme", "event", "commitment", "server_seed", "nonce",
-    "client_seed", "game", "players", "decks", "deal"};
-
-int fs_fair_record_parse(const char *line, size_t len, fs_fair_record *r,
-                         const char **why)
-{
-    if (line == NULL || r == NULL)
-        return FS_EINVAL;
-    lex x = {line, 0, len, NULL};
-    unsigned seen = 0;
-    uint64_t v;
-    char event[16] = "";
-    memset(r, 0, sizeof *r);
-    ws(&x);
-    if (expect(&x, '{', "expected a JSON object") != 0)
-        goto bad;
-    ws(&x);
-    if (x.i < len && line[x.i] == '}') {
-        fail(&x, "an empty object");
-        goto bad;
-    }
-    for (;;) {
-        char key[16];
-        ws(&x);
-        int quoted = x.i < len && line[x.i] == '"';
-        if (string(&x, key, sizeof key) < 0) {
-            x.why = quoted ? "an unknown key" : "expected a key (a string)";
-            goto bad;
-        }
-        int k = 0;
-        while (k < K_N && strcmp(key, key_name[k]) != 0)
-            k++;
-        if (k == K_N) {
-            fail(&x, "an unknown key");
-            goto bad;
-        }
-        if (seen & 1u << k) {
-            fail(&x, "a key given twice");
-            goto bad;
-        }
-        seen |= 1u << k;
-        ws(&x);
-        if (expect(&x, ':', "expected ':'") != 0)
-            goto bad;
-        ws(&x);
-        int rc = 0;
-        switch (k) {
-        case K_SCHEME: rc = string(&x, r->scheme, sizeof r->scheme) < 0; break;
-        case K_EVENT: rc = string(&x, event, sizeof event) < 0; break;
-        case K_COMMITMENT:
-        case K_SEED: rc = hex32(&x, r->value); break;
-        case K_NONCE: rc = integer(&x, &r->nonce); break;
-        case K_CLIENT:
-            rc = string(&x, r->client_seed, sizeof r->client_seed) < 0;
-            break;
-        case K_GAME: rc = string(&x, r->game, sizeof r->game) < 0; break;
-        case K_PLAYERS:
-        case K_DECKS:
-            rc = integer(&x, &v);
-            if (rc == 0 && (v == 0 || v > 1000))
-                rc = fail(&x, "players and decks must be 1 to 1000");
-            if (k == K_PLAYERS)
-                r->players = (unsigned)v;
-            else
-                r->decks = (unsigned)v;
-            break;
-        case K_DEAL: rc = string(&x, r->deal, sizeof r->deal) < 0; break;
-        }
-        if (rc)
-            goto bad;
-        ws(&x);
-        if (x.i < len && line[x.i] == ',') {
-            x.i++;
-            continue;
-        }
-        if (x.i < len && line[x.i] == '}') {
-            x.i++;
-            break;
-        }
-        fail(&x, "expected ',' or '}'");
-        goto bad;
-    }
-    ws(&x);
-    if (x.i != len) {
-        fail(&x, "text after the object");
-        goto bad;
-    }
-    unsigned want = 1u << K_SCHEME | 1u << K_EVENT;
-    if (strcmp(event, "commit") == 0) {
-        r->event = FS_FAIR_COMMIT;
-        want |= 1u << K_COMMITMENT;
-    } else if (strcmp(event, "reveal") == 0) {
-        r->event = FS_FAIR_REVEAL;
-        want |= 1u << K_SEED;
-    } else if (strcmp(event, "deal") == 0) {
-        r->event = FS_FAIR_DEAL;
-        want |= 1u << K_NONCE | 1u << K_CLIENT | 1u << K_GAME |
-                1u << K_PLAYERS | 1u << K_DECKS | 1u << K_DEAL;
-    } else if (seen & 1u << K_EVENT) {
-        fail(&x, "event must be commit, deal or reveal");
-        goto bad;
-    }
-    if (seen != want) {
-        fail(&x, (seen & ~want) ? "a key that does not belong to this event"
-                                : "a key of this event is missing");
-        goto bad;
-    }
-    if (why)
-        *why = NULL;
-    return FS_OK;
-bad:
-    if (why)
-        *why = x.why;
-    return FS_EINVAL;
-}
-
-/* ---------------------------------------------------------------------- */
 
 typedef struct span {
     size_t line, off, len;
+    uint64_t nonce;
 } span;
+
+typedef struct period {
+    char scheme[32];
+    size_t commit_line, client_line; /* client_line 0: no client seed yet */
+    uint8_t commitment[32];
+    char client[FS_FAIR_CLIENT_SEED_MAX + 1];
+    int has_table;
+    char game[32];
+    unsigned players, decks;
+    uint64_t next;
+    size_t first, ndeals; /* its deals: spans[first .. first + ndeals) */
+    int revealed;
+} period;
 
 typedef struct walk {
     fs_fair_note *note;
@@ -285,65 +51,123 @@ typedef struct walk {
     fs_fair_log_result *res;
     fs_fair_record *rec;
     fs_dealer *dealer;
-    fs_deal *claim;
+    fs_deal *claim, *mine;
+    const char *text;
+    span *spans;
+    size_t nspans, cspans;
+    period *per;
+    size_t nper, cper;
+    size_t first_rank;
     char msg[512];
+    char esc[4][4 * FS_FAIR_CLIENT_SEED_MAX + 4];
 } walk;
 
-static void say(walk *w, size_t line, fs_fair_finding kind, const char *fmt,
-                ...) __attribute__((format(printf, 4, 5)));
-static void say(walk *w, size_t line, fs_fair_finding kind, const char *fmt,
-                ...)
+/* s with every byte outside printable ASCII as \xNN: a log cannot send a
+ * terminal escape through a message.  Up to 4 at once (w->esc). */
+static const char *esc(walk *w, int slot, const char *s)
 {
-    if (kind == FS_FAIR_DISHONEST)
-        w->res->dishonest++;
-    if (w->note == NULL)
-        return;
+    char *o = w->esc[slot];
+    size_t n = 0, cap = sizeof w->esc[slot];
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (n + 5 >= cap)
+            break;
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+            o[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(o + n, cap - n, "\\x%02x", *p);
+    }
+    o[n] = '\0';
+    return o;
+}
+
+static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
+                const char *fmt, ...)
+{
+    fs_fair_log_result *r = w->res;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->msg, sizeof w->msg, fmt, ap);
     va_end(ap);
-    w->note(w->ctx, line, kind, w->msg);
+    r->findings++;
+    /* line 0 (the whole log) ranks after every line */
+    size_t rk = rank_of(rule);
+    int better;
+    if (r->rule == NULL)
+        better = 1;
+    else if (kind != r->verdict)
+        better = kind == FS_FAIR_DISHONEST;
+    else if ((line ? line : SIZE_MAX) != (r->line ? r->line : SIZE_MAX))
+        better = (line ? line : SIZE_MAX) < (r->line ? r->line : SIZE_MAX);
+    else
+        better = rk < w->first_rank;
+    if (better) {
+        r->verdict = kind;
+        r->rule = rank[rk < sizeof rank / sizeof rank[0] ? rk : 0];
+        r->line = line;
+        w->first_rank = rk;
+        memcpy(r->message, w->msg, sizeof r->message);
+    }
+    if (w->note)
+        w->note(w->ctx, line, kind, rule, w->msg);
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return FS_OK;
+    size_t nc = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, nc * size);
+    if (q == NULL)
+        return FS_ENOMEM;
+    *p = q;
+    *cap = nc;
+    return FS_OK;
+}
+
+/* The dealer for a table, or a reason it has none. */
+static const char *table_ok(walk *w, const char *game, unsigned players,
+                            unsigned decks)
+{
+    const fs_game *g = fs_game_find(game);
+    if (g == NULL)
+        return "unknown game";
+    if (fs_dealer_init(w->dealer, g, players, decks, FS_ALG_DURSTENFELD) !=
+        FS_OK)
+        return "players or decks the game does not allow";
+    return NULL;
 }
 
 /* Recomputes the deals of a revealed period. */
-static int check_deals(walk *w, const char *text, const span *deals,
-                       size_t n, const uint8_t seed[32],
-                       const uint8_t commitment[32])
+static int check_deals(walk *w, const period *p, const uint8_t seed[32])
 {
-    for (size_t k = 0; k < n; k++) {
-        const char *why = NULL;
+    for (size_t k = 0; k < p->ndeals; k++) {
+        const span *sp = &w->spans[p->first + k];
         fs_fair_record *r = w->rec;
-        size_t where;
-        /* Parsed once already: cannot fail now. */
-        fs_fair_record_parse(text + deals[k].off, deals[k].len, r, &why);
-        const fs_game *g = fs_game_find(r->game);
-        int rc = fs_dealer_init(w->dealer, g, r->players, r->decks,
-                                FS_ALG_DURSTENFELD);
-        if (rc == FS_OK)
+        /* Read and checked once already: cannot fail now. */
+        fs_fair_record_parse(w->text + sp->off, sp->len, r, NULL);
+        int rc = FS_EINVAL;
+        if (table_ok(w, r->game, r->players, r->decks) == NULL)
             rc = fs_deal_parse(w->dealer, r->deal, strlen(r->deal), w->claim,
-                               &why, &where);
-        if (rc != FS_OK) {
-            say(w, deals[k].line, FS_FAIR_MALFORMED,
-                "the deal is not a deal of %s for %u players, %u decks: %s "
-                "(at byte %zu)", r->game, r->players, r->decks,
-                why ? why : fs_strerror(rc), where);
-            return FS_EINVAL;
-        }
-        int v;
-        long part;
-        rc = fs_fair_check(seed, commitment, w->dealer, r->client_seed,
-                           r->nonce, w->claim, &v, &part);
+                               NULL, NULL);
+        int v = 0;
+        long part = -1;
+        if (rc == FS_OK)
+            rc = fs_fair_check_scheme(p->scheme, seed, p->commitment,
+                                      w->dealer, r->client_seed, r->nonce,
+                                      w->claim, &v, &part);
         if (rc != FS_OK)
-            return rc;
+            return rc == FS_ENOMEM ? rc : FS_EINVAL;
         w->res->checked++;
         if (v & FS_FAIR_BAD_DEAL) {
-            const fs_deal_part *p = &w->dealer->layout.part[part];
+            const fs_deal_part *dp = &w->dealer->layout.part[part];
             char label[48];
-            if (p->seat >= 0 && (unsigned)p->seat < w->dealer->players)
-                snprintf(label, sizeof label, "hand %d", p->seat + 1);
+            if (dp->seat >= 0 && (unsigned)dp->seat < w->dealer->players)
+                snprintf(label, sizeof label, "hand %d", dp->seat + 1);
             else
-                snprintf(label, sizeof label, "%s", p->key);
-            say(w, deals[k].line, FS_FAIR_DISHONEST,
+                snprintf(label, sizeof label, "%s", dp->key);
+            say(w, sp->line, FS_FAIR_DISHONEST, "bad-deal",
                 "nonce %llu: %s is not the one the seeds give",
                 (unsigned long long)r->nonce, label);
         }
@@ -351,157 +175,374 @@ static int check_deals(walk *w, const char *text, const span *deals,
     return FS_OK;
 }
 
-int fs_fair_log_check(const char *text, size_t len, const uint8_t *commitment,
-                      const char *client_seed, fs_fair_note *note, void *ctx,
-                      fs_fair_log_result *out)
+static int is_v1(const char *scheme)
+{
+    return strcmp(scheme, FS_FAIR_SCHEME_V1) == 0;
+}
+
+/* An earlier period (before `upto`) with this client seed, or NULL. */
+static const period *client_used(const walk *w, size_t upto, const char *c)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (w->per[i].client_line && strcmp(w->per[i].client, c) == 0)
+            return &w->per[i];
+    return NULL;
+}
+
+/* One record; returns FS_OK, FS_EINVAL (malformed: stop) or FS_ENOMEM. */
+static int record(walk *w, size_t line, size_t off, size_t len)
+{
+    fs_fair_record *r = w->rec;
+    fs_fair_log_result *res = w->res;
+    const char *why = NULL;
+    if (fs_fair_record_parse(w->text + off, len, r, &why) != FS_OK) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed",
+            "not a record of the log: %s", why);
+        return FS_EINVAL;
+    }
+    if (strcmp(r->scheme, FS_FAIR_SCHEME) != 0 && !is_v1(r->scheme)) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed",
+            "scheme '%s' is not one this fairshuf verifies (it verifies "
+            FS_FAIR_SCHEME " and " FS_FAIR_SCHEME_V1 ")",
+            esc(w, 0, r->scheme));
+        return FS_EINVAL;
+    }
+    period *p = res->open ? &w->per[w->nper - 1] : NULL;
+    if (p && r->event != FS_FAIR_COMMIT && strcmp(r->scheme, p->scheme)) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed",
+            "a %s record inside a %s period (committed at line %zu): one "
+            "scheme per period", r->scheme, p->scheme, p->commit_line);
+        return FS_EINVAL;
+    }
+    if ((r->event == FS_FAIR_DEAL || r->event == FS_FAIR_CLIENT_SEED) &&
+        !fs_fair_client_seed_ok(r->scheme, r->client_seed, &why)) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed", "%s", why);
+        return FS_EINVAL;
+    }
+    if (r->event == FS_FAIR_COMMIT && !is_v1(r->scheme) &&
+        (why = table_ok(w, r->game, r->players, r->decks)) != NULL) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed",
+            "the commit's table: %s ('%s', %u players, %u decks)", why,
+            esc(w, 0, r->game), r->players, r->decks);
+        return FS_EINVAL;
+    }
+    if (r->event == FS_FAIR_DEAL) {
+        size_t where = 0;
+        why = table_ok(w, r->game, r->players, r->decks);
+        int rc = why ? FS_EINVAL
+                     : fs_deal_parse(w->dealer, r->deal, strlen(r->deal),
+                                     w->claim, &why, &where);
+        char tsv[FS_FAIR_TSV_MAX + 1];
+        if (rc == FS_OK &&
+            (fs_fair_deal_tsv(w->claim, w->dealer, tsv, sizeof tsv) < 0 ||
+             strcmp(tsv, r->deal) != 0)) {
+            rc = FS_EINVAL;
+            why = "not exactly the TSV 'fair deal --format=tsv' prints "
+                  "(no newline, one tab between parts, one space between "
+                  "cards)";
+        }
+        if (rc != FS_OK) {
+            say(w, line, FS_FAIR_DISHONEST, "malformed",
+                "the deal is not a deal of '%s' for %u players, %u decks: "
+                "%s", esc(w, 0, r->game), r->players, r->decks,
+                why ? why : fs_strerror(rc));
+            return FS_EINVAL;
+        }
+        if (r->nonce == UINT64_MAX) {
+            say(w, line, FS_FAIR_DISHONEST, "malformed",
+                "nonce out of range");
+            return FS_EINVAL;
+        }
+    }
+    switch (r->event) {
+    case FS_FAIR_COMMIT: {
+        if (p)
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a new commitment before the seed committed at line %zu "
+                "was revealed: its deals can never be checked",
+                p->commit_line);
+        for (size_t i = 0; i < w->nper; i++)
+            if (memcmp(w->per[i].commitment, r->value, 32) == 0) {
+                say(w, line, FS_FAIR_DISHONEST, "recommitted",
+                    "this commitment was already committed at line %zu: a "
+                    "seed committed again is known to the server's "
+                    "players", w->per[i].commit_line);
+                break;
+            }
+        if (grow((void **)&w->per, &w->cper, w->nper, sizeof *w->per))
+            return FS_ENOMEM;
+        p = &w->per[w->nper++];
+        memset(p, 0, sizeof *p);
+        memcpy(p->scheme, r->scheme, sizeof p->scheme);
+        p->commit_line = line;
+        memcpy(p->commitment, r->value, 32);
+        if (!is_v1(r->scheme)) {
+            p->has_table = 1;
+            memcpy(p->game, r->game, sizeof p->game);
+            p->players = r->players;
+            p->decks = r->decks;
+        }
+        p->first = w->nspans;
+        res->open = 1;
+        res->periods++;
+        break;
+    }
+    case FS_FAIR_CLIENT_SEED: {
+        if (p == NULL) {
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a client seed outside a period (no open commitment "
+                "before it)");
+            break;
+        }
+        if (p->client_line) {
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a second client seed in the period (the first at line "
+                "%zu)", p->client_line);
+            break;
+        }
+        const period *o = client_used(w, w->nper - 1, r->client_seed);
+        if (o)
+            say(w, line, FS_FAIR_DISHONEST, "client-seed-reused",
+                "this client seed was used in the period committed at line "
+                "%zu: each period needs a fresh one", o->commit_line);
+        p->client_line = line;
+        memcpy(p->client, r->client_seed, sizeof p->client);
+        break;
+    }
+    case FS_FAIR_DEAL: {
+        if (p == NULL) {
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a deal outside a period (no open commitment before it)");
+            break;
+        }
+        int v1 = is_v1(p->scheme);
+        if (!v1 && !p->client_line) {
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a deal before the period's client seed");
+            break;
+        }
+        if (v1 && !p->client_line) { /* the first deal fixes them */
+            const period *o = client_used(w, w->nper - 1, r->client_seed);
+            if (o)
+                say(w, line, FS_FAIR_DISHONEST, "client-seed-reused",
+                    "this client seed was used in the period committed at "
+                    "line %zu: each period needs a fresh one",
+                    o->commit_line);
+            p->client_line = line;
+            memcpy(p->client, r->client_seed, sizeof p->client);
+            p->has_table = 1;
+            memcpy(p->game, r->game, sizeof p->game);
+            p->players = r->players;
+            p->decks = r->decks;
+        }
+        if (strcmp(r->client_seed, p->client) != 0)
+            say(w, line, FS_FAIR_DISHONEST, "client-seed-changed",
+                "the client seed '%s' is not the period's '%s' (line %zu)",
+                esc(w, 0, r->client_seed), esc(w, 1, p->client),
+                p->client_line);
+        if (strcmp(r->game, p->game) != 0 || r->players != p->players ||
+            r->decks != p->decks)
+            say(w, line, FS_FAIR_DISHONEST, "table-changed",
+                "%s for %u players, %u decks, but the period deals %s for "
+                "%u players, %u decks", esc(w, 0, r->game), r->players,
+                r->decks, esc(w, 1, p->game), p->players, p->decks);
+        if (r->nonce != p->next)
+            say(w, line, FS_FAIR_DISHONEST, "nonce",
+                "nonce %llu where %llu is due: nonces run 0, 1, 2, ... in "
+                "order (a server that skips nonces can choose deals)",
+                (unsigned long long)r->nonce, (unsigned long long)p->next);
+        p->next = r->nonce + 1;
+        if (grow((void **)&w->spans, &w->cspans, w->nspans, sizeof *w->spans))
+            return FS_ENOMEM;
+        w->spans[w->nspans++] = (span){line, off, len, r->nonce};
+        p->ndeals++;
+        res->deals++;
+        break;
+    }
+    case FS_FAIR_REVEAL: {
+        if (p == NULL) {
+            say(w, line, FS_FAIR_DISHONEST, "order",
+                "a reveal outside a period (no open commitment)");
+            break;
+        }
+        uint8_t seed[32], c[32];
+        memcpy(seed, r->value, 32);
+        fs_fair_commitment(seed, c);
+        res->open = 0;
+        p->revealed = 1;
+        if (sodium_memcmp(c, p->commitment, 32) != 0) {
+            say(w, line, FS_FAIR_DISHONEST, "bad-reveal",
+                "the revealed server seed is not the one committed at line "
+                "%zu", p->commit_line);
+            break;
+        }
+        if (!is_v1(p->scheme) && p->ndeals == 0)
+            say(w, line, FS_FAIR_DISHONEST, "empty-period",
+                "the period committed at line %zu is revealed without a "
+                "deal: a server that rotates before dealing can choose its "
+                "seed", p->commit_line);
+        int rc = check_deals(w, p, seed);
+        sodium_memzero(seed, sizeof seed);
+        if (rc != FS_OK)
+            return rc;
+        break;
+    }
+    }
+    return FS_OK;
+}
+
+/* The player's side: their commitment, client seed and deals. */
+static void player_check(walk *w, const fs_fair_player *pl)
+{
+    const period *p = NULL;
+    if (pl->commitment) {
+        for (size_t i = 0; i < w->nper && p == NULL; i++)
+            if (sodium_memcmp(w->per[i].commitment, pl->commitment, 32) == 0)
+                p = &w->per[i];
+        if (p == NULL) {
+            say(w, 0, FS_FAIR_DISHONEST, "commitment-not-found",
+                "no period of the log has your commitment");
+            return;
+        }
+    } else if (pl->client_seed) {
+        for (size_t i = 0; i < w->nper && p == NULL; i++)
+            if (w->per[i].client_line &&
+                strcmp(w->per[i].client, pl->client_seed) == 0)
+                p = &w->per[i];
+        if (p == NULL) {
+            say(w, 0, FS_FAIR_DISHONEST, "client-seed-mismatch",
+                "no period of the log has your client seed '%s'",
+                esc(w, 0, pl->client_seed));
+            return;
+        }
+    } else if (w->nper)
+        p = &w->per[w->nper - 1];
+    if (p == NULL) {
+        if (pl->ndeals)
+            say(w, 0, FS_FAIR_DISHONEST, "deal-missing",
+                "the log has no period: your deal at nonce %llu is not in it",
+                (unsigned long long)pl->deals[0].nonce);
+        return;
+    }
+    if (pl->client_seed && (!p->client_line ||
+                            strcmp(p->client, pl->client_seed) != 0)) {
+        if (p->client_line)
+            say(w, p->client_line, FS_FAIR_DISHONEST, "client-seed-mismatch",
+                "the period committed at line %zu uses the client seed "
+                "'%s', not yours ('%s')", p->commit_line,
+                esc(w, 0, p->client), esc(w, 1, pl->client_seed));
+        else
+            say(w, p->commit_line, FS_FAIR_DISHONEST, "client-seed-mismatch",
+                "the period committed here has no client seed, not yours "
+                "('%s')", esc(w, 0, pl->client_seed));
+    }
+    for (size_t k = 0; k < pl->ndeals; k++) {
+        const fs_fair_seen *s = &pl->deals[k];
+        const span *sp = NULL;
+        for (size_t i = 0; i < p->ndeals && sp == NULL; i++)
+            if (w->spans[p->first + i].nonce == s->nonce)
+                sp = &w->spans[p->first + i];
+        if (sp == NULL) {
+            say(w, 0, FS_FAIR_DISHONEST, "deal-missing",
+                "your deal at nonce %llu is not in the period committed at "
+                "line %zu", (unsigned long long)s->nonce, p->commit_line);
+            continue;
+        }
+        fs_fair_record *r = w->rec;
+        fs_fair_record_parse(w->text + sp->off, sp->len, r, NULL);
+        int same = table_ok(w, r->game, r->players, r->decks) == NULL &&
+                   s->tsv &&
+                   fs_deal_parse(w->dealer, r->deal, strlen(r->deal),
+                                 w->claim, NULL, NULL) == FS_OK &&
+                   fs_deal_parse(w->dealer, s->tsv, s->len, w->mine, NULL,
+                                 NULL) == FS_OK &&
+                   fs_deal_diff(w->claim, w->mine) < 0;
+        if (!same)
+            say(w, sp->line, FS_FAIR_DISHONEST, "deal-differs",
+                "nonce %llu: the log's deal is not the one you saw",
+                (unsigned long long)s->nonce);
+    }
+}
+
+int fs_fair_log_check(const char *text, size_t len,
+                      const fs_fair_player *player, fs_fair_note *note,
+                      void *ctx, fs_fair_log_result *out)
 {
     if (text == NULL || out == NULL)
         return FS_EINVAL;
     memset(out, 0, sizeof *out);
-    walk w = {note, ctx, out, NULL, NULL, NULL, {0}};
-    w.rec = malloc(sizeof *w.rec);
-    w.dealer = malloc(sizeof *w.dealer);
-    w.claim = malloc(sizeof *w.claim);
-    span *deals = NULL;
-    size_t ndeals = 0, cap = 0, commit_line = 0, other_client = 0;
-    int rc = FS_OK;
-    if (w.rec == NULL || w.dealer == NULL || w.claim == NULL) {
+    walk *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return FS_ENOMEM;
+    w->note = note;
+    w->ctx = ctx;
+    w->res = out;
+    w->text = text;
+    w->rec = malloc(sizeof *w->rec);
+    w->dealer = malloc(sizeof *w->dealer);
+    w->claim = malloc(sizeof *w->claim);
+    w->mine = malloc(sizeof *w->mine);
+    int rc = FS_OK, stopped = 0;
+    if (!w->rec || !w->dealer || !w->claim || !w->mine) {
         rc = FS_ENOMEM;
         goto done;
     }
-    fs_fair_record *r = w.rec;
     size_t line = 0;
-    for (size_t i = 0; i < len;) {
+    for (size_t i = 0; i < len && !stopped;) {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - text) : len;
-        span sp = {++line, i, end - i};
+        size_t off = i;
         i = nl ? end + 1 : len;
-        const char *why;
-        if (fs_fair_record_parse(text + sp.off, sp.len, r, &why) != FS_OK) {
-            say(&w, sp.line, FS_FAIR_MALFORMED, "not a record of the log: %s",
-                why);
-            rc = FS_EINVAL;
+        rc = record(w, ++line, off, end - off);
+        if (rc == FS_EINVAL) {
+            rc = FS_OK;
+            stopped = 1;
+        } else if (rc != FS_OK)
             goto done;
-        }
-        if (strcmp(r->scheme, FS_FAIR_SCHEME) != 0) {
-            say(&w, sp.line, FS_FAIR_MALFORMED,
-                "scheme '%.31s' is not one this fairshuf verifies (it "
-                "verifies " FS_FAIR_SCHEME ")", r->scheme);
-            rc = FS_EINVAL;
-            goto done;
-        }
-        switch (r->event) {
-        case FS_FAIR_COMMIT:
-            if (out->open)
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "a new commitment before the seed committed at line %zu "
-                    "was revealed: its deals can never be checked",
-                    commit_line);
-            out->open = 1;
-            out->periods++;
-            commit_line = sp.line;
-            memcpy(out->commitment, r->value, 32);
-            out->next_nonce = 0;
-            out->client_seed[0] = out->game[0] = '\0';
-            ndeals = 0;
-            if (commitment && sodium_memcmp(r->value, commitment, 32) == 0)
-                out->matched++; /* un-counted below if the client differs */
-            break;
-        case FS_FAIR_DEAL:
-            if (!out->open) {
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "a deal outside a period (no open commitment before it)");
-                break;
-            }
-            if (ndeals == 0) { /* the first deal fixes the period's */
-                memcpy(out->client_seed, r->client_seed,
-                       sizeof out->client_seed);
-                memcpy(out->game, r->game, sizeof out->game);
-                out->players = r->players;
-                out->decks = r->decks;
-                if (commitment && client_seed &&
-                    sodium_memcmp(out->commitment, commitment, 32) == 0 &&
-                    strcmp(client_seed, r->client_seed) != 0) {
-                    out->matched--;
-                    other_client++;
-                    say(&w, sp.line, FS_FAIR_DISHONEST,
-                        "the period of your commitment uses another client "
-                        "seed than yours");
-                }
-            } else if (strcmp(r->client_seed, out->client_seed) != 0) {
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "the client seed changed inside a period (committed at "
-                    "line %zu)", commit_line);
-            } else if (strcmp(r->game, out->game) != 0 ||
-                       r->players != out->players || r->decks != out->decks) {
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "the game, players or decks changed inside a period "
-                    "(committed at line %zu)", commit_line);
-            }
-            if (r->nonce != out->next_nonce)
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "nonce %llu where %llu is due: nonces run 0, 1, 2, ... "
-                    "in order (a server that skips nonces can choose deals)",
-                    (unsigned long long)r->nonce,
-                    (unsigned long long)out->next_nonce);
-            if (r->nonce == UINT64_MAX) {
-                say(&w, sp.line, FS_FAIR_MALFORMED, "nonce out of range");
-                rc = FS_EINVAL;
-                goto done;
-            }
-            out->next_nonce = r->nonce + 1;
-            out->deals++;
-            if (ndeals == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                span *nd = realloc(deals, nc * sizeof *nd);
-                if (nd == NULL) {
-                    rc = FS_ENOMEM;
-                    goto done;
-                }
-                deals = nd;
-                cap = nc;
-            }
-            deals[ndeals++] = sp;
-            break;
-        case FS_FAIR_REVEAL: {
-            if (!out->open) {
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "a reveal outside a period (no open commitment)");
-                break;
-            }
-            uint8_t seed[32], c[32];
-            memcpy(seed, r->value, 32);
-            fs_fair_commitment(seed, c);
-            out->open = 0;
-            if (sodium_memcmp(c, out->commitment, 32) != 0) {
-                say(&w, sp.line, FS_FAIR_DISHONEST,
-                    "the revealed server seed is not the one committed at "
-                    "line %zu", commit_line);
-                break;
-            }
-            rc = check_deals(&w, text, deals, ndeals, seed, c);
-            sodium_memzero(seed, sizeof seed);
-            if (rc != FS_OK)
-                goto done;
-            ndeals = 0;
-            break;
-        }
-        }
     }
-    if (out->open && ndeals > 0) { /* an empty open period hides nothing */
-        out->unrevealed++;
-        say(&w, commit_line, FS_FAIR_UNREVEALED,
-            "the period committed here is not revealed yet: its %llu deals "
-            "are not checked", (unsigned long long)out->next_nonce);
+    if (!stopped) {
+        if (player)
+            player_check(w, player);
+        const period *p = w->nper ? &w->per[w->nper - 1] : NULL;
+        int own = 0;
+        if (p && out->open && player && player->server_seed) {
+            uint8_t c[32];
+            fs_fair_commitment(player->server_seed, c);
+            own = sodium_memcmp(c, p->commitment, 32) == 0;
+            if (own && (rc = check_deals(w, p, player->server_seed)) != FS_OK)
+                goto done;
+        }
+        if (p && out->open && p->ndeals > 0 && !own) {
+            out->unrevealed = p->ndeals;
+            say(w, p->commit_line, FS_FAIR_INCONCLUSIVE, "unrevealed",
+                "the period committed here is not revealed yet: its %zu "
+                "deal%s not checked", p->ndeals,
+                p->ndeals == 1 ? " is" : "s are");
+        }
+        if (out->deals == 0)
+            say(w, 0, FS_FAIR_INCONCLUSIVE, "empty-log",
+                "the log has no deal: nothing was checked");
     }
-    if (commitment && out->matched == 0 && other_client == 0)
-        say(&w, 0, FS_FAIR_DISHONEST,
-            client_seed ? "no period has your commitment and your client seed"
-                        : "no period has your commitment");
+    if (w->nper) {
+        const period *p = &w->per[w->nper - 1];
+        memcpy(out->scheme, p->scheme, sizeof out->scheme);
+        memcpy(out->commitment, p->commitment, 32);
+        out->next_nonce = p->next;
+        out->has_client_seed = p->client_line != 0;
+        memcpy(out->client_seed, p->client, sizeof out->client_seed);
+        memcpy(out->game, p->game, sizeof out->game);
+        out->players = p->players;
+        out->decks = p->decks;
+    }
+    if (out->rule == NULL)
+        out->verdict = FS_FAIR_HONEST;
 done:
-    free(deals);
-    free(w.rec);
-    free(w.dealer);
-    free(w.claim);
+    free(w->spans);
+    free(w->per);
+    free(w->rec);
+    free(w->dealer);
+    free(w->claim);
+    free(w->mine);
+    free(w);
     return rc;
 }

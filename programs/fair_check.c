@@ -1,0 +1,318 @@
+/* fair_check.c -- `fairshuf fair check`: a whole log by the library's
+ * rules (fs_fair_log_check) with what the player brings (commitment,
+ * client seed, their deals), or one deal alone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "cli.h"
+#include "deal_out.h"
+#include "fair.h"
+
+static void hex_arg(const char *what, const char *s, uint8_t out[32])
+{
+    if (strlen(s) != 64 || fs_hex_decode(s, out, 32) != FS_OK)
+        cli_die(CLI_FAIL, "fair check: invalid %s: must be 64 hex digits",
+                what);
+}
+
+/* All of a file ("-": standard input), NUL-terminated. */
+static char *slurp(const char *what, const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (f == NULL)
+        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
+                strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    for (;;) {
+        if (text == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        n += fread(text + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *nt = realloc(text, cap *= 2);
+        if (nt == NULL)
+            free(text);
+        text = nt;
+    }
+    if (ferror(f))
+        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
+                strerror(errno));
+    if (f != stdin)
+        fclose(f);
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+/* The player's deals: one a line, "NONCE<TAB>TSV" or a TSV alone (the
+ * nonce after the previous line's; 0 for the first); blank lines skipped. */
+static fs_fair_seen *my_deals(const char *path, char **keep, size_t *count)
+{
+    size_t len, n = 0, cap = 16;
+    char *text = slurp("deals file", path, &len);
+    fs_fair_seen *s = malloc(cap * sizeof *s);
+    uint64_t next = 0;
+    size_t no = 0;
+    for (char *p = text; s && p < text + len;) {
+        char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        char *end = nl ? nl : text + len;
+        no++;
+        if (end > p && end[-1] == '\r')
+            end--;
+        if (end > p) {
+            size_t digits = strspn(p, "0123456789");
+            uint64_t nonce = next;
+            char *tsv = p;
+            if (digits > 0 && p + digits < end && p[digits] == '\t') {
+                p[digits] = '\0';
+                if (cli_parse_u64(p, &nonce) != 0)
+                    cli_die(CLI_FAIL, "fair check: deals file '%s' line %zu: "
+                            "invalid nonce", path, no);
+                tsv = p + digits + 1;
+            }
+            if (n == cap) {
+                fs_fair_seen *ns = realloc(s, (cap *= 2) * sizeof *s);
+                if (ns == NULL)
+                    free(s);
+                s = ns;
+                if (s == NULL)
+                    break;
+            }
+            s[n++] = (fs_fair_seen){nonce, tsv, (size_t)(end - tsv)};
+            next = nonce + 1;
+        }
+        p = nl ? nl + 1 : text + len;
+    }
+    if (s == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    *keep = text;
+    *count = n;
+    return s;
+}
+
+typedef struct check_ctx {
+    int json;
+    out_buf *o;
+    size_t n;
+} check_ctx;
+
+static const char *kind_name(fs_fair_verdict v)
+{
+    return v == FS_FAIR_HONEST ? "honest"
+           : v == FS_FAIR_DISHONEST ? "dishonest" : "inconclusive";
+}
+
+/* Each finding: a text line on stdout or a JSON object of "findings".
+ * Messages are the library's, log-derived bytes already escaped. */
+static void check_note(void *ctx, size_t line, fs_fair_verdict kind,
+                       const char *rule, const char *msg)
+{
+    check_ctx *c = ctx;
+    if (!c->json) {
+        if (line)
+            printf("line %zu: %s: %s\n", line, rule, msg);
+        else
+            printf("log: %s: %s\n", rule, msg);
+        return;
+    }
+    out_str(c->o, c->n++ ? ",{\"line\":" : "{\"line\":");
+    out_u64(c->o, line);
+    out_str(c->o, ",\"verdict\":\"");
+    out_str(c->o, kind_name(kind));
+    out_str(c->o, "\",\"rule\":\"");
+    out_str(c->o, rule);
+    out_str(c->o, "\",\"message\":");
+    deal_json_string(c->o, msg);
+    out_byte(c->o, '}');
+}
+
+static int check_log(const fair_args *a)
+{
+    uint8_t commitment[32];
+    const char *why;
+    if (a->commitment)
+        hex_arg("commitment", a->commitment, commitment);
+    if (a->client && !fs_fair_client_seed_ok(FS_FAIR_SCHEME_V1, a->client,
+                                              &why))
+        cli_die(CLI_USAGE, "fair check: invalid client seed: %s", why);
+    enum deal_format fmt = deal_format_parse("fair", a->format);
+    if (fmt != DEAL_TEXT && fmt != DEAL_JSON)
+        cli_die(CLI_USAGE, "fair check: invalid format: '%s' (text or json)",
+                a->format);
+    size_t n, nmine = 0;
+    char *text = slurp("log", a->log, &n), *mine_text = NULL;
+    fs_fair_seen *mine = NULL;
+    if (a->my_deals)
+        mine = my_deals(a->my_deals, &mine_text, &nmine);
+    fs_fair_player pl = {a->commitment ? commitment : NULL, a->client, mine,
+                         nmine, NULL};
+    static out_buf found;
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *mf = NULL;
+    if (fmt == DEAL_JSON) {
+        mf = open_memstream(&buf, &blen);
+        if (mf == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        out_init(&found, mf);
+    }
+    check_ctx ctx = {fmt == DEAL_JSON, &found, 0};
+    fs_fair_log_result r;
+    cli_check(fs_fair_log_check(text, n, &pl, check_note, &ctx, &r),
+              "fair check");
+    free(text);
+    free(mine);
+    free(mine_text);
+    int status = r.verdict == FS_FAIR_HONEST      ? CLI_OK
+                 : r.verdict == FS_FAIR_DISHONEST ? FAIR_DISHONEST
+                                                  : FAIR_INCONCLUSIVE;
+    if (fmt == DEAL_JSON) {
+        out_flush(&found);
+        if (fclose(mf) != 0 || buf == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        out_buf *o = &found;
+        out_init(o, stdout);
+        out_str(o, "{\"verdict\":\"");
+        out_str(o, kind_name(r.verdict));
+        out_str(o, "\",\"rule\":");
+        if (r.rule) {
+            deal_json_string(o, r.rule);
+            out_str(o, ",\"line\":");
+            out_u64(o, r.line);
+            out_str(o, ",\"message\":");
+            deal_json_string(o, r.message);
+        } else
+            out_str(o, "null,\"line\":null,\"message\":null");
+        out_str(o, ",\"periods\":");
+        out_u64(o, r.periods);
+        out_str(o, ",\"deals\":");
+        out_u64(o, r.deals);
+        out_str(o, ",\"checked\":");
+        out_u64(o, r.checked);
+        out_str(o, ",\"findings\":[");
+        out_str(o, buf);
+        out_str(o, "]}\n");
+        out_flush(o);
+        free(buf);
+    } else if (status == FAIR_DISHONEST)
+        printf("DISHONEST: rule '%s' broken %s%.0zu (first of %zu "
+               "finding%s; %zu period%s, %zu deal%s, %zu checked)\n", r.rule,
+               r.line ? "at line " : "by the log as a whole", r.line,
+               r.findings, r.findings == 1 ? "" : "s", r.periods,
+               r.periods == 1 ? "" : "s", r.deals, r.deals == 1 ? "" : "s",
+               r.checked);
+    else if (status == FAIR_INCONCLUSIVE && strcmp(r.rule, "empty-log") == 0)
+        printf("INCONCLUSIVE: the log has no deal: nothing was checked "
+               "(%zu period%s)\n", r.periods, r.periods == 1 ? "" : "s");
+    else if (status == FAIR_INCONCLUSIVE)
+        printf("INCONCLUSIVE: no rule broken in %zu period%s, but the last "
+               "is not revealed yet: %zu deal%s not checked; %zu deal%s "
+               "checked\n", r.periods, r.periods == 1 ? "" : "s",
+               r.unrevealed, r.unrevealed == 1 ? "" : "s", r.checked,
+               r.checked == 1 ? "" : "s");
+    else
+        printf("OK: %zu period%s, %zu deal%s: every rule of the scheme holds, "
+               "every seed is its commitment and every deal the one the "
+               "seeds give%s\n", r.periods, r.periods == 1 ? "" : "s",
+               r.checked, r.checked == 1 ? "" : "s",
+               a->client || a->commitment || nmine
+                   ? "; your commitment, client seed and deals are in it"
+                   : "");
+    return status;
+}
+
+/* The claimed deal: --deal or all of standard input. */
+static char *claim_text(const fair_args *a, size_t *len)
+{
+    if (a->deal) {
+        *len = strlen(a->deal);
+        char *s = strdup(a->deal);
+        if (s == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        return s;
+    }
+    return slurp("the deal", "-", len);
+}
+
+static void need(const char *value, const char *option)
+{
+    if (value == NULL) {
+        cli_error("fair check: missing --%s", option);
+        cli_try_help("fair", CLI_USAGE);
+    }
+}
+
+int fair_check(const fair_args *a, fs_dealer *d)
+{
+    if (a->log) {
+        if (a->seed_hex || a->nonce || a->deal || a->game || a->players ||
+            a->decks || a->scheme) {
+            cli_error("fair check: --log checks the whole log: --server-seed, "
+                      "--nonce, --deal, --game, --players, --decks and "
+                      "--scheme do not apply");
+            cli_try_help("fair", CLI_USAGE);
+        }
+        return check_log(a);
+    }
+    if (a->my_deals) {
+        cli_error("fair check: --my-deals needs --log");
+        cli_try_help("fair", CLI_USAGE);
+    }
+    need(a->seed_hex, "server-seed");
+    need(a->commitment, "commitment");
+    need(a->client, "client-seed");
+    need(a->nonce, "nonce");
+    const char *scheme = a->scheme ? a->scheme : FS_FAIR_SCHEME, *why;
+    if (!fs_fair_client_seed_ok(FS_FAIR_SCHEME_V1, a->client, &why))
+        cli_die(CLI_USAGE, "fair check: invalid client seed: %s", why);
+    uint8_t seed[32], commitment[32];
+    hex_arg("server seed", a->seed_hex, seed);
+    hex_arg("commitment", a->commitment, commitment);
+    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    const fs_game *g = deal_game("fair check", a->game ? a->game : "doudizhu");
+    deal_setup("fair check", d, g, a->players, a->decks, FS_ALG_DURSTENFELD);
+    size_t len;
+    char *text = claim_text(a, &len);
+    fs_deal *claimed = malloc(sizeof *claimed);
+    if (claimed == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    size_t where;
+    int rc = fs_deal_parse(d, text, len, claimed, &why, &where);
+    if (rc != FS_OK) {
+        size_t show = where < len ? strcspn(text + where, " \t\n") : 0;
+        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%.*s%s: "
+                "%s; a %s deal for %u players is %zu parts%s",
+                where, show ? " ('" : "", (int)(show > 16 ? 16 : show),
+                text + where, show ? "')" : "", why ? why : fs_strerror(rc),
+                g->name, d->players, d->layout.nparts,
+                " (as 'fair deal --format=tsv' prints)");
+    }
+    free(text);
+    int verdict;
+    long part;
+    cli_check(fs_fair_check_scheme(scheme, seed, commitment, d, a->client,
+                                   nonce, claimed, &verdict, &part),
+              "fair check");
+    free(claimed);
+    sodium_memzero(seed, sizeof seed);
+    if (verdict & FS_FAIR_BAD_COMMITMENT)
+        printf("FAILED: SHA-256 of the server seed is not the commitment\n");
+    if (verdict & FS_FAIR_BAD_DEAL) {
+        const fs_deal_part *p = &d->layout.part[part];
+        if (p->seat >= 0 && (unsigned)p->seat < d->players)
+            printf("FAILED: the deal is not the one these seeds and nonce "
+                   "give (hand %d differs)\n", p->seat + 1);
+        else
+            printf("FAILED: the deal is not the one these seeds and nonce "
+                   "give (%s differs)\n", p->key);
+    }
+    if (verdict == 0)
+        printf("OK: the commitment matches the server seed and the deal is "
+               "the one it gives (%s); to know the server could not choose "
+               "it, check the period's log (--log)\n", scheme);
+    return verdict == 0 ? CLI_OK : FAIR_DISHONEST;
+}
