@@ -52,6 +52,7 @@ export async function serve(routes = {}) {
 // A page that records every request it makes.
 export async function open(browser, url) {
   const page = await browser.newPage();
+  page.setDefaultTimeout(10000);
   page.requests = [];
   page.on('request', (r) => page.requests.push(r.url()));
   page.on('pageerror', (e) => { page.errors = (page.errors || []).concat(String(e)); });
