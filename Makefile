@@ -5,7 +5,7 @@
 # keystream from OpenSSL's libcrypto instead of libsodium: same bytes,
 # faster on AVX-512 CPUs; lib/rng/keystream.h),
 # PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
-# edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf,
+# edit here: lib/**.c -> libfairshuf, programs/*.c and service/*.c -> fairshuf,
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
 
 CC       ?= cc
@@ -41,13 +41,18 @@ SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC  := $(sort $(wildcard programs/*.c))
+# fairshuf serve (service/): libmicrohttpd, jansson, SQLite
+SVC_SRC  := $(sort $(wildcard service/*.c))
+SVC_PKGS := libmicrohttpd jansson sqlite3
+SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3)
+CLI_SRC  += $(SVC_SRC)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
-HEADERS  := $(shell find include lib programs -name '*.h')
+HEADERS  := $(shell find include lib programs service -name '*.h')
 # Debian's interpreter, where python3-numpy and python3-torch install (not a
 # pyenv or venv python3 that may come first on PATH).
 PYTHON   ?= /usr/bin/python3
@@ -102,7 +107,7 @@ $(BUILD)/libfairshuf.so: $(LIB_OBJ)
 
 $(BUILD)/fairshuf: $(CLI_OBJ) $(BUILD)/libfairshuf.a
 	@echo "  LD      $@"
-	@$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(LDLIBS)
+	@$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(SVC_LIBS) $(LDLIBS)
 	@ln -sf fairshuf $(BUILD)/shuf
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
@@ -137,13 +142,18 @@ $(WEB_PAGE): $(WEB_SRC) web/node_modules/.fairshuf-stamp
 	@echo "  WEB     $@"
 	@node web/build.mjs $@
 
+# the load client of bench/serve.sh and tests/cli/serve.bats
+$(BUILD)/tests/serve-load: bench/serve_load.c
+	@mkdir -p $(dir $@)
+	@$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANLD) -pthread -o $@ $<
+
 # make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
 $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $<
 
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
-      $(PY_EXT) $(WEB_PAGE)
+      $(BUILD)/tests/serve-load $(PY_EXT) $(WEB_PAGE)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build

@@ -20,6 +20,7 @@ static const struct {
     {"verify", cmd_verify, "fairness lab: statistical tests and pictures"},
     {"bench", cmd_bench, "performance against std::shuffle, GSL, GNU shuf"},
     {"playlist", cmd_playlist, "shuffle play: next, previous, cycles"},
+    {"serve", cmd_serve, "provably-fair dealing service over HTTP/JSON"},
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

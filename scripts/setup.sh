@@ -12,6 +12,9 @@ build=(
     build-essential   # C compiler, make, ar
     pkgconf           # finds libsodium's flags
     libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+    libmicrohttpd-dev # fairshuf serve: the HTTP server
+    libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
+    libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -31,6 +34,8 @@ test=(
     python3-torch     # tests the PyTorch sampler with a real DataLoader
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
     chromium          # the browser verifier page's tests (driven by playwright-core)
+    curl              # fairshuf serve's tests (HTTP calls)
+    nodejs            # fairshuf serve's Node client example (built-in fetch)
 )
 # Node.js and npm build the browser verifier page (make web: npm ci, esbuild)
 # and run its tests; any node >= 18 with npm will do, so Debian's are added

@@ -1,0 +1,123 @@
+/* serve.c -- fairshuf serve: options and help; the service is service/. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../service/service.h"
+#include "cli.h"
+
+static const char usage_text[] =
+    "Usage: fairshuf serve --db=FILE --token-file=FILE [--listen=HOST:PORT]\n"
+    "                      [OPTION]...\n"
+    "A provably-fair dealing service over HTTP/JSON (docs/service.md).\n"
+    "Tables, their seed periods (scheme " FS_FAIR_SCHEME ") and their logs\n"
+    "live in the SQLite database FILE (created if missing, WAL mode); every\n"
+    "record is committed to disk before the request that made it is\n"
+    "answered.\n"
+    "\n"
+    "      --db=FILE          the database\n"
+    "      --token-file=FILE  the operator's bearer token (first line, 16 or\n"
+    "                         more visible ASCII characters; the file must\n"
+    "                         not be readable or writable by others): every\n"
+    "                         POST needs 'Authorization: Bearer TOKEN'\n"
+    "      --listen=HOST:PORT where to listen (default 127.0.0.1:8080; port 0\n"
+    "                         picks a free port, printed on standard output)\n"
+    "      --port-file=FILE   write the bound port to FILE once ready\n"
+    "      --web-root=DIR     folder of the verifier page verify.html, served\n"
+    "                         as GET /verify (default: web/ beside the\n"
+    "                         binary, else PREFIX/share/fairshuf/web)\n"
+    "      --max-body=BYTES   largest request body (default 16K)\n"
+    "      --max-connections=N  concurrent connections (default 1024)\n"
+    "      --threads=N        HTTP event-loop threads (default 2)\n"
+    "      --batch=N          most requests in one transaction (group commit;\n"
+    "                         default 256; 1 turns group commit off)\n"
+    "      --sync=full|normal SQLite synchronous mode (default full: each\n"
+    "                         commit is fsynced; normal survives a crash of\n"
+    "                         the service but not of the machine)\n"
+    "      --help             display this help and exit\n"
+    "      --version          output version information and exit\n"
+    "\n"
+    "API (docs/service.md): GET /v1/health, POST /v1/tables {\"game\",\n"
+    "\"players\",\"decks\"}, POST /v1/tables/ID/client-seed {\"client_seed\"},\n"
+    "POST /v1/tables/ID/deals, POST /v1/tables/ID/rotate, GET /v1/tables/ID,\n"
+    "GET /v1/tables/ID/log (what 'fairshuf fair check --log' reads),\n"
+    "GET /metrics, GET /verify.  Errors: {\"error\":{\"code\",\"message\"}}.\n"
+    "SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.\n"
+    "Exit status: 0 after a clean stop, 1 error, 2 usage.\n"
+    "Example:\n"
+    "  head -c 32 /dev/urandom | base64 >token && chmod 600 token\n"
+    "  fairshuf serve --db=tables.db --token-file=token "
+    "--listen=127.0.0.1:8080\n";
+
+int cmd_serve(int argc, char **argv)
+{
+    enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
+           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS };
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, OPT_DB},
+        {"token-file", required_argument, NULL, OPT_TOKEN},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"port-file", required_argument, NULL, OPT_PORT_FILE},
+        {"web-root", required_argument, NULL, OPT_WEB},
+        {"max-body", required_argument, NULL, OPT_BODY},
+        {"max-connections", required_argument, NULL, OPT_CONN},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    svc_config cfg = {.listen = "127.0.0.1:8080", .max_body = 16384,
+                      .max_conn = 1024, .batch = 256,
+                      .threads = 2, .exe = argv[0]};
+    uint64_t v;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: cfg.db = optarg; break;
+        case OPT_TOKEN: cfg.token_file = optarg; break;
+        case OPT_LISTEN: cfg.listen = optarg; break;
+        case OPT_PORT_FILE: cfg.port_file = optarg; break;
+        case OPT_WEB: cfg.web_root = optarg; break;
+        case OPT_BODY:
+            if (cli_parse_size(optarg, &v) || v < 64 || v > (64u << 20))
+                cli_die(CLI_USAGE, "invalid body limit: '%s' (64 to 64M)",
+                        optarg);
+            cfg.max_body = (size_t)v;
+            break;
+        case OPT_CONN:
+            v = cli_u64_or_die("connection count", optarg);
+            if (v < 1 || v > 65536)
+                cli_die(CLI_USAGE, "invalid connection count: '%s' (1 to "
+                                   "65536)", optarg);
+            cfg.max_conn = (unsigned)v;
+            break;
+        case OPT_BATCH:
+            v = cli_u64_or_die("batch size", optarg);
+            if (v < 1 || v > 65536)
+                cli_die(CLI_USAGE, "invalid batch size: '%s' (1 to 65536)",
+                        optarg);
+            cfg.batch = (unsigned)v;
+            break;
+        case OPT_THREADS: cfg.threads = cli_threads_or_die(optarg, 64); break;
+        case OPT_SYNC:
+            if (strcmp(optarg, "full") && strcmp(optarg, "normal"))
+                cli_die(CLI_USAGE, "invalid --sync: '%s' (full or normal)",
+                        optarg);
+            cfg.sync_normal = strcmp(optarg, "normal") == 0;
+            break;
+        case 'h': cli_help("serve", usage_text);
+        case 'V': cli_version("serve");
+        default: cli_bad_option("serve");
+        }
+    }
+    if (optind < argc) {
+        cli_error("serve: extra operand '%s'", argv[optind]);
+        cli_try_help("serve", CLI_USAGE);
+    }
+    if (!cfg.db || !cfg.token_file) {
+        cli_error("serve: --db and --token-file are required");
+        cli_try_help("serve", CLI_USAGE);
+    }
+    return svc_run(&cfg);
+}

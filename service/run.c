@@ -1,0 +1,158 @@
+/* run.c -- fairshuf serve from start to exit: the token, the database,
+ * the writer, the HTTP server; then wait for SIGTERM/SIGINT and drain. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "service.h"
+
+static void msg(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "fairshuf: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+}
+
+/* The token: the file's first line.  Refused: a file others can read or
+ * write (mode o+r / o+w), not a regular file, or a token shorter than 16
+ * bytes or with characters outside visible ASCII. */
+static int read_token(const char *path, char *tok, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        msg("%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IROTH | S_IWOTH))) {
+        msg("%s: %s", path, !S_ISREG(st.st_mode)
+                                ? "the token file is not a regular file"
+                                : "the token file is readable or writable "
+                                  "by others (chmod o-rw)");
+        close(fd);
+        return -1;
+    }
+    ssize_t n = read(fd, tok, cap - 1);
+    close(fd);
+    if (n < 0) {
+        msg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    tok[n] = '\0';
+    tok[strcspn(tok, "\r\n")] = '\0';
+    size_t len = strlen(tok);
+    int ok = len >= 16 && len < cap - 1;
+    for (size_t i = 0; i < len; i++)
+        ok &= tok[i] > ' ' && tok[i] < 0x7f;
+    if (!ok) {
+        msg("%s: %s", path, "the token must be 16 to 4000 visible ASCII "
+                            "characters on the first line");
+        return -1;
+    }
+    return 0;
+}
+
+/* verify.html: --web-root, else web/ beside the binary (the build tree:
+ * build/fairshuf and build/web/verify.html), else the installed
+ * PREFIX/share/fairshuf/web. */
+static void web_page(const svc_config *cfg, char *out, size_t cap)
+{
+    if (cfg->web_root) {
+        snprintf(out, cap, "%s/verify.html", cfg->web_root);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        out[0] = '\0';
+        return;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(out, cap, "%s/web/verify.html", exe);
+    if (access(out, R_OK) != 0)
+        snprintf(out, cap, "%s/../share/fairshuf/web/verify.html", exe);
+}
+
+static int write_port(const char *path, unsigned port)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f)) {
+        msg("%s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path)) { /* readers see the whole number or nothing */
+        msg("%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int svc_run(const svc_config *cfg)
+{
+    char token[4096], why[512], page[PATH_MAX + 64];
+    if (read_token(cfg->token_file, token, sizeof token))
+        return 1;
+    /* Every thread inherits this mask: only sigwait below sees them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
+    if (!st) {
+        msg("%s: %s", cfg->db, why);
+        return 1;
+    }
+    svc_writer *w = svc_writer_start(st, cfg->batch, why, sizeof why);
+    if (!w) {
+        msg("%s%s", why, "");
+        svc_store_close(st);
+        return 1;
+    }
+    web_page(cfg, page, sizeof page);
+    unsigned port = 0;
+    svc_http *h = svc_http_start(cfg, w, token, strlen(token), page, &port,
+                                 why, sizeof why);
+    sodium_memzero(token, sizeof token);
+    int status = 0;
+    if (!h) {
+        msg("%s%s", why, "");
+        status = 1;
+    } else {
+        if (cfg->port_file && write_port(cfg->port_file, port))
+            status = 1;
+        else {
+            const char *colon = strrchr(cfg->listen, ':');
+            printf("fairshuf serve: listening on http://%.*s:%u/ "
+                   "(database %s)\n", (int)(colon - cfg->listen),
+                   cfg->listen, port, cfg->db);
+            fflush(stdout);
+            int sig;
+            sigwait(&stop, &sig);
+        }
+        svc_http_drain(h, 30.0); /* requests in flight finish */
+    }
+    svc_writer_stop(w);          /* then the queue is empty: stop */
+    svc_store_close(st);
+    return status;
+}
