@@ -49,10 +49,10 @@ done
 # The browser verifier page's tests (node's test runner, TAP; Chromium).
 for w in tests/web/*.test.mjs; do
     [ -e "$w" ] || continue
-    name=web/$(basename "$w" .test.mjs)
+    name=web-$(basename "$w" .test.mjs)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    node --test --test-reporter=tap "$w" >"$log/${name//\//_}" 2>&1
-    count "$name" "$log/${name//\//_}" $?
+    node --test --test-reporter=tap "$w" >"$log/$name" 2>&1
+    count "$name" "$log/$name" $?
 done
 
 # The Python package's tests (pytest), counted like the others.

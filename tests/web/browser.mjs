@@ -66,3 +66,11 @@ export async function verdictOf(page) {
   return page.$eval('#verdict', (v) => ({ verdict: v.dataset.verdict, rule: v.dataset.rule || null,
     line: v.dataset.line ? Number(v.dataset.line) : 0, text: v.textContent }));
 }
+
+// Presses a form's Check button and waits for ITS verdict (the old one is
+// cleared first, so a press that starts no check cannot pass as one).
+export async function check(page, button) {
+  await page.$eval('#verdict', (v) => { delete v.dataset.verdict; });
+  await page.click(button);
+  return verdictOf(page);
+}

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, open, serve, verdictOf, PAGE_URL, FS_BIN } from './browser.mjs';
+import { launch, open, serve, verdictOf, check, PAGE_URL, FS_BIN } from './browser.mjs';
 
 // docs/provably-fair.md's test vector (scheme fairshuf-pf-1).
 const V = {
@@ -20,11 +20,12 @@ const VDEAL = ['Td 2d 7s 6h 5s Jh 4c Ks Qd 8h 9c As 8s Jc 8c Js 4d',
   '8d 7h Qh Jd 3h 7c 9s 5c Kh 3d Kd Qc 9h 5d 5h 3c Tc',
   'Th 6d Qs 2s BJ 4s 3s Ts 2c RJ 4h 2h 6c 7d 6s Ad Ah', '9d Ac Kc'].join('\t');
 
-let browser, server, dir;
+let browser, server, dir, shared;
 const url = (base, q) => `${base}?${new URLSearchParams(q)}`;
 
 before(async () => {
   browser = await launch();
+  shared = await open(browser, 'about:blank');
   dir = mkdtempSync(join(tmpdir(), 'fairshuf-web-page-'));
 });
 after(async () => {
@@ -33,8 +34,12 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+// One page for all: each check is a new navigation (its requests alone).
 async function verdictAt(u) {
-  const page = await open(browser, u);
+  const page = shared;
+  page.requests = [];
+  page.errors = undefined;
+  await page.goto(u);
   const v = await verdictOf(page);
   return { page, ...v };
 }
@@ -48,13 +53,11 @@ test('query string, file://: the spec\'s test vector is honest and shows the han
   assert.equal(await page.locator('#results .part').count(), 4);
   assert.deepEqual(page.requests, [url(PAGE_URL, V)], 'no request but the page itself');
   assert.equal(page.errors, undefined);
-  await page.close();
 });
 
 test('query string: the deal shown (deal=TSV) is the seeds\' deal: honest', async () => {
   const { page, verdict } = await verdictAt(url(PAGE_URL, { ...V, deal: VDEAL }));
   assert.equal(verdict, 'honest');
-  await page.close();
 });
 
 const cases = [
@@ -77,7 +80,6 @@ for (const [what, change, want, rule] of cases) {
     const { page, verdict, rule: got } = await verdictAt(url(PAGE_URL, q));
     assert.equal(verdict, want);
     assert.equal(got, rule);
-    await page.close();
   });
 }
 
@@ -86,19 +88,15 @@ test('served over http (/verify): the same verdicts, and a log fetched by ?table
   server = await serve({ '/v1/tables/t1/log': log });
   const a = await verdictAt(url(`${server.base}/verify`, V));
   assert.equal(a.verdict, 'honest');
-  await a.page.close();
   const b = await verdictAt(url(`${server.base}/verify`, { ...V, deal: VDEAL.replace('Td', 'Jd') }));
   assert.equal(b.verdict, 'dishonest');
-  await b.page.close();
   const c = await verdictAt(`${server.base}/verify?table=t1`);
   assert.equal(c.verdict, 'honest', c.text);
   assert.deepEqual(c.page.requests, [`${server.base}/verify?table=t1`, `${server.base}/v1/tables/t1/log`],
     'the page and the table\'s log, nothing else');
   assert.equal(await c.page.locator('#results .period').count(), 3, 'two revealed periods and the open one');
-  await c.page.close();
   const d = await verdictAt(`${server.base}/verify?table=nosuch`);
   assert.equal(d.verdict, 'error', 'a table with no log is an error, not a verdict');
-  await d.page.close();
 });
 
 // A small honest log made by the CLI (its own scheme): two periods.
@@ -111,10 +109,10 @@ function spawnLog() {
     const r = spawnSync(FS_BIN, ['fair', ...a, `--server-seed-file=${seedFile}`, `--log=${logFile}`], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
   };
-  run('commit');
-  run('deal', '--client-seed=page-test-1', '--game=holdem', '--players=3');
+  run('commit', '--game=holdem', '--players=3');
+  run('deal', '--client-seed=page-test-1');
   run('rotate');
-  run('deal', '--client-seed=page-test-2', '--game=holdem', '--players=3');
+  run('deal', '--client-seed=page-test-2');
   run('rotate');
   return spawnSync('cat', [logFile], { encoding: 'utf8' }).stdout;
 }
@@ -123,15 +121,13 @@ test('the log form: paste, Check; the player\'s deals compared', async () => {
   const log = spawnLog();
   const page = await open(browser, PAGE_URL);
   await page.fill('#log', log);
-  await page.click('#form-log button.go');
-  assert.equal((await verdictOf(page)).verdict, 'honest');
-  const first = JSON.parse(log.split('\n')[1]);
+  assert.equal((await check(page, '#form-log button.go')).verdict, 'honest');
+  const first = JSON.parse(log.split('\n')[2]); // 1 commit, 2 client_seed, 3 deal
   await page.click('#mine summary');
   await page.fill('#my-commitment', JSON.parse(log.split('\n')[0]).commitment);
   await page.fill('#my-deals', first.deal.replace(/^(\S\S) (\S\S)/, '$2 $1'));
-  await page.click('#form-log button.go');
-  const v = await verdictOf(page);
-  assert.deepEqual([v.verdict, v.rule, v.line], ['dishonest', 'deal-differs', 2]);
+  const v = await check(page, '#form-log button.go');
+  assert.deepEqual([v.verdict, v.rule, v.line], ['dishonest', 'deal-differs', 3]);
   assert.equal(await page.locator('#your-deals .c.diff').count(), 2, 'the two cards that differ are marked');
   assert.deepEqual(page.requests, [PAGE_URL]);
   await page.close();
@@ -149,15 +145,13 @@ test('card names and hand order are the CLI\'s, in English and Chinese', async (
     const scheme = /^(fairshuf-pf-\d)/.exec(r.stdout)[1];
     const want = r.stdout.split('\n').filter((l) => /^ {2}\S/.test(l))
       .map((l) => l.replace(/^ {2}[^:：]*[:：] ?/, '').replace(/[（(].*$/, '').trim());
-    const page = await open(browser, url(PAGE_URL, { ...V, game, scheme, lang, players: '', decks: '' }));
-    await verdictOf(page);
+    const { page } = await verdictAt(url(PAGE_URL, { ...V, game, scheme, lang, players: '', decks: '' }));
     const got = await page.$$eval('#results .part .cards', (els) => els.map((e) =>
       [...e.querySelectorAll('.c')].map((c) => c.textContent).join(' ')));
     assert.deepEqual(got.map((g) => g.split(' ').slice(0, 160).join(' ')),
       want.map((w) => w.split(' ').slice(0, 160).join(' ')), `${game} --lang=${lang}`);
     const red = await page.$$eval('#results .c.red', (els) => els.map((e) => e.textContent));
     if (game !== 'mahjong') assert.ok(red.length > 0 && red.every((n) => /[♥♦]|红桃|方块|RJ|大王/.test(n)), 'red suits in red');
-    await page.close();
   }
 });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { launch, open, verdictOf, PAGE_URL, FS_BIN } from './browser.mjs';
+import { launch, open, verdictOf, check, PAGE_URL, FS_BIN } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 let browser, page, dir;
@@ -134,8 +134,7 @@ async function pageCheck(lines, player) {
   await page.fill('#my-commitment', player.commitment || '');
   await page.fill('#my-client-seed', player.clientSeed || '');
   await page.fill('#my-deals', (player.deals || []).join('\n'));
-  await page.click('#form-log button.go');
-  return verdictOf(page);
+  return check(page, '#form-log button.go');
 }
 
 // The CLI: fair check --log --format=json (and the player's input).
