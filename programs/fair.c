@@ -323,6 +323,8 @@ static int deal_logged(const fair_args *a, fs_dealer *d, fs_deal *deal)
         if (rc == FS_EINVAL)
             cli_die(CLI_FAIL, "fair deal: %s", why ? why : "refused");
         cli_check(rc, "fair deal");
+        /* p is this run's copy: applied now so that the deal uses the
+         * seed; nothing is kept unless both records are appended */
         cli_check(fs_fair_period_applied(&p, cline), "fair deal");
         lines[n++] = cline;
     } else if (a->client && strcmp(a->client, p.client_seed) != 0)

@@ -622,13 +622,16 @@ typedef struct fs_fair_log_result {
  * or commitment reused across periods; then the player's: the period
  * checked is the one of player->commitment (commitment-not-found if none),
  * else the one whose client seed is player->client_seed, else the last
- * period; its client seed must be player->client_seed (client-seed-
- * mismatch) and every deal the player saw must be in it, the same
+ * period with a deal (the last period when none has); its client seed
+ * must be player->client_seed (client-seed-mismatch) and every deal the
+ * player saw must be in it, the same
  * (deal-missing, deal-differs).  A malformed line stops the check there.
  * out receives the verdict, the first broken rule and its line, counts
  * and the last period's state.  note (may be NULL) is called for each
  * finding.  Returns FS_OK (the verdict is in *out, whatever it is),
- * FS_EINVAL (NULL text or out), FS_ENOMEM.  O(len + deals * cards). */
+ * FS_EINVAL (NULL text or out), FS_ENOMEM.  O(len + deals * cards +
+ * periods^2) (each commitment and client seed is compared with the earlier
+ * periods'). */
 FS_API int fs_fair_log_check(const char *text, size_t len,
                              const fs_fair_player *player, fs_fair_note *note,
                              void *ctx, fs_fair_log_result *out);

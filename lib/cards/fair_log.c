@@ -215,6 +215,7 @@ static int record(walk *w, size_t line, size_t off, size_t len)
         return FS_EINVAL;
     }
     if ((r->event == FS_FAIR_DEAL || r->event == FS_FAIR_CLIENT_SEED) &&
+        !is_v1(r->scheme) &&
         !fs_fair_client_seed_ok(r->scheme, r->client_seed, &why)) {
         say(w, line, FS_FAIR_DISHONEST, "malformed", "%s", why);
         return FS_EINVAL;
@@ -415,8 +416,14 @@ static void player_check(walk *w, const fs_fair_player *pl)
                 esc(w, 0, pl->client_seed));
             return;
         }
-    } else if (w->nper)
+    } else if (w->nper) { /* the last period with a deal, else the last */
         p = &w->per[w->nper - 1];
+        for (size_t i = w->nper; i-- > 0;)
+            if (w->per[i].ndeals) {
+                p = &w->per[i];
+                break;
+            }
+    }
     if (p == NULL) {
         if (pl->ndeals)
             say(w, 0, FS_FAIR_DISHONEST, "deal-missing",

@@ -151,6 +151,43 @@ static int hex32(lex *x, uint8_t out[32])
     return 0;
 }
 
+/* 1 if s[0..n) is valid UTF-8: no overlong forms, no surrogates, at most
+ * U+10FFFF. */
+static int utf8_ok(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i], cp, need;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            need = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            cp = c & 0x07;
+        } else
+            return 0;
+        if (i + need >= n)
+            return 0;
+        for (unsigned k = 1; k <= need; k++) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (p[i + k] & 0x3f);
+        }
+        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+            cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+            return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
 enum { K_SCHEME, K_EVENT, K_COMMITMENT, K_SEED, K_NONCE, K_CLIENT, K_GAME,
        K_PLAYERS, K_DECKS, K_DEAL, K_N };
 static const char *const key_name[K_N] = {
@@ -195,6 +232,10 @@ int fs_fair_record_parse(const char *line, size_t len, fs_fair_record *r,
     uint64_t v;
     char event[16] = "";
     memset(r, 0, sizeof *r);
+    if (!utf8_ok(line, len)) {
+        fail(&x, "the line is not valid UTF-8");
+        goto bad;
+    }
     ws(&x);
     if (expect(&x, '{', "expected a JSON object") != 0)
         goto bad;
@@ -309,7 +350,6 @@ int fs_fair_client_seed_ok(const char *scheme, const char *s,
         *why = "no client seed";
         return 0;
     }
-    const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s);
     if (n == 0 && !is_v1(scheme)) {
         *why = "the client seed is empty";
@@ -319,46 +359,14 @@ int fs_fair_client_seed_ok(const char *scheme, const char *s,
         *why = "the client seed is longer than 256 bytes";
         return 0;
     }
-    for (size_t i = 0; i < n;) {
-        unsigned c = p[i], cp, need;
-        if (c < 0x20 || c == 0x7f) {
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
             *why = "the client seed holds a control character";
             return 0;
         }
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            need = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            cp = c & 0x07;
-        } else {
-            *why = "the client seed is not valid UTF-8";
-            return 0;
-        }
-        if (i + need >= n) {
-            *why = "the client seed is not valid UTF-8";
-            return 0;
-        }
-        for (unsigned k = 1; k <= need; k++) {
-            if ((p[i + k] & 0xc0) != 0x80) {
-                *why = "the client seed is not valid UTF-8";
-                return 0;
-            }
-            cp = cp << 6 | (p[i + k] & 0x3f);
-        }
-        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-            cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
-            *why = "the client seed is not valid UTF-8";
-            return 0;
-        }
-        i += need + 1;
+    if (!utf8_ok(s, n)) {
+        *why = "the client seed is not valid UTF-8";
+        return 0;
     }
     return 1;
 }

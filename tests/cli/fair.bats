@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# fairshuf fair: commit, deal, check (scheme fairshuf-pf-1).
+# fairshuf fair: commit, client-seed, deal, rotate, check (scheme
+# fairshuf-pf-2; fairshuf-pf-1 logs and deals still check).
 
 setup() {
     F="$FS_BIN"
@@ -45,7 +46,7 @@ ref_checker() {
 @test "fair deal: prints the commitment and is reproducible" {
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7
     [ "$status" -eq 0 ]
-    [[ ${lines[0]} == "fairshuf-pf-1 commitment $COMMIT" ]]
+    [[ ${lines[0]} == "fairshuf-pf-2 commitment $COMMIT" ]]
     a=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
     b=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
     [ "$a" = "$b" ]
@@ -59,7 +60,7 @@ ref_checker() {
     key=$(python3 -c '
 import hmac, hashlib, sys
 seed = bytes(range(32))
-msg = b"\0".join([b"fairshuf-pf-1", b"doudizhu", b"3", b"1", b"alice", b"7"])
+msg = b"\0".join([b"fairshuf-pf-2", b"doudizhu", b"3", b"1", b"alice", b"7"])
 print(hmac.new(seed, msg, hashlib.sha256).hexdigest())')
     perm=$("$F" perm 54 --algorithm=durstenfeld --seed="$key")
     deck="As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ad 2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ac 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc BJ RJ"
@@ -150,8 +151,13 @@ print(" ".join(c[0:17]) + "\t" + " ".join(c[17:34]) + "\t" + " ".join(c[34:51]) 
     "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=c --nonce=1 --game=mahjong --deal="$d"
 }
 
-@test "fair: the test vector of docs/provably-fair.md" {
+@test "fair: the test vectors of docs/provably-fair.md (pf-2 and pf-1)" {
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '4c 3c 7d Jh Ac 6d 3d 4h 9h 2c RJ 5d Td Ah 2s Kh Ad\t9c 6c Jd Ks 8s Th 8d 7h Qh 4d Qd 9s Qc 6h Js Ts Qs\t2d Tc 7c 5h 2h 3s Jc 4s BJ 8c 6s As Kd Kc 7s 8h 9d\t3h 5c 5s')" ]
+    grep -q "$(printf '4c 3c 7d Jh Ac 6d 3d 4h 9h 2c RJ 5d Td Ah 2s Kh Ad | 9c 6c')" \
+        "$BATS_TEST_DIRNAME/../../docs/provably-fair.md"
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv --scheme=fairshuf-pf-1
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf 'Td 2d 7s 6h 5s Jh 4c Ks Qd 8h 9c As 8s Jc 8c Js 4d\t8d 7h Qh Jd 3h 7c 9s 5c Kh 3d Kd Qc 9h 5d 5h 3c Tc\tTh 6d Qs 2s BJ 4s 3s Ts 2c RJ 4h 2h 6c 7d 6s Ad Ah\t9d Ac Kc')" ]
     grep -q "$(printf 'Td 2d 7s 6h 5s Jh 4c Ks Qd 8h 9c As 8s Jc 8c Js 4d | 8d 7h')" \
@@ -271,17 +277,14 @@ chk() {
     run bash -c '"$1" fair commit --server-seed-file="$2" --log="$3" >/dev/full' _ "$F" "$T/d.hex" "$T/d.log"
     [ "$status" -eq 1 ]
     [ ! -e "$T/d.hex" ]
-    [ ! -s "$T/d.log" ]
+    [ ! -e "$T/d.log" ] # the log it would have created is not left behind
 }
 
-@test "fair deal: a control character in the client seed cannot forge a line" {
+@test "fair deal: a control character in the client seed is refused; quotes cannot forge a line" {
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --nonce=7 \
         --client-seed="$(printf 'x\ncommitment 0000000000000000000000000000000000000000000000000000000000000000\e[2J')"
-    [ "$status" -eq 0 ]
-    [ "${#lines[@]}" -eq 6 ]
-    [[ ${lines[1]} == 'client seed "x\u000acommitment 0000'*'\u001b[2J", nonce 7' ]]
-    ! printf '%s\n' "$output" | grep -q '^commitment'
-    ! printf '%s' "$output" | grep -q "$(printf '\e')"
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: fair deal: invalid client seed: the client seed holds a control character" ]
     run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed='a"b\c' --nonce=7
     [[ ${lines[1]} == 'client seed "a\"b\\c", nonce 7' ]]
 }
@@ -299,12 +302,13 @@ chk() {
 
 load stopped # wait_stopped
 
-# A period: commit, N deals with --log, then rotate (reveal + new commit).
+# A period: commit (holdem), N deals with --log, the first recording the
+# client seed alice.
 period() {
     local n=$1
-    "$F" fair commit --server-seed-file="$T/s.hex" --log="$T/p.log" >"$T/c1"
+    "$F" fair commit --server-seed-file="$T/s.hex" --log="$T/p.log" --game=holdem >"$T/c1"
     for i in $(seq 1 "$n"); do
-        "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=alice --game=holdem --format=tsv >/dev/null
+        "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=alice --format=tsv >>"$T/mine"
     done
 }
 
@@ -335,13 +339,17 @@ period() {
         done
     done
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" > /dev/null
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob > /dev/null
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" > /dev/null
     run "$F" fair check --log="$T/p.log"
     [ "$status" -eq 0 ] # the chain of commitments is intact
-    [[ $output == "OK: 2 periods, 1 deal"* ]]
+    [[ $output == "OK: 3 periods, 2 deals"* ]]
 }
 
-@test "fair period log: commit, deals with nonces 0.. in order, rotate, check OK" {
+@test "fair period log: commit, client seed, deals with nonces 0.. in order, rotate, check OK" {
     period 3
+    [ "$(sed -n 1p "$T/p.log" | grep -o '"game":"holdem","players":6,"decks":1')" ]
+    [ "$(sed -n 2p "$T/p.log")" = '{"scheme":"fairshuf-pf-2","event":"client_seed","client_seed":"alice"}' ]
     [ "$(grep -c '"event":"deal"' "$T/p.log")" -eq 3 ]
     [ "$(grep -o '"nonce":[0-9]*' "$T/p.log" | tr '\n' ' ')" = '"nonce":0 "nonce":1 "nonce":2 ' ]
     run "$F" fair check --log="$T/p.log"
@@ -354,52 +362,107 @@ period() {
     [ "${lines[0]}" = "revealed server seed $old" ]
     [ "$(stat -c %a "$T/s.hex")" = 600 ]
     [ "${lines[1]}" = "commitment $(head -c 64 "$T/s.hex" | python3 -c 'import sys,hashlib; print(hashlib.sha256(bytes.fromhex(sys.stdin.read())).hexdigest())')" ]
-    # the next period: a new client seed and game are allowed, nonce from 0
-    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob >/dev/null
-    [ "$(tail -1 "$T/p.log" | grep -o '"nonce":[0-9]*')" = '"nonce":0' ]
+    # the next period: the same table, a new client seed first, nonce from 0
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"the period has no client seed yet"* ]]
+    "$F" fair client-seed --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    [ "$(tail -1 "$T/p.log" | grep -o '"nonce":[0-9]*,"client_seed":"bob","game":"holdem"')" = '"nonce":0,"client_seed":"bob","game":"holdem"' ]
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
     run "$F" fair check --log="$T/p.log"
     [ "$status" -eq 0 ]
     [[ $output == "OK: 3 periods, 4 deals"* ]]
-    run "$F" fair check --log="$T/p.log" --commitment="$(cat "$T/c1")" --client-seed=alice
+    run "$F" fair check --log="$T/p.log" --commitment="$(cat "$T/c1")" --client-seed=alice --my-deals="$T/mine"
     [ "$status" -eq 0 ]
     run "$F" fair check --log="$T/p.log" --commitment="$(cat "$T/c1")" --client-seed=mallory
     [ "$status" -eq 3 ]
+    [[ $output == *"client-seed-mismatch"* ]]
     run "$F" fair check --log="$T/p.log" --commitment=$COMMIT
     [ "$status" -eq 3 ]
-    [[ $output == *"log: dishonest: no period has your commitment"* ]]
+    [[ $output == *"log: commitment-not-found: no period of the log has your commitment"* ]]
+    # the reference checker agrees
+    ref_checker
+    run "$PY" "$T/check.py" --log "$T/p.log"
+    [ "$status" -eq 0 ]
+    [ "$output" = "honest - -" ]
 }
 
-@test "fair deal --log: the period fixes the nonce, the client seed and the game" {
+@test "fair check --client-seed alone must be the log's client seed (exit 3 otherwise)" {
     period 1
-    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=eve
-    [ "$status" -eq 1 ]
-    [[ $output == *"client seed is another one"* ]]
-    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --game=bridge
-    [ "$status" -eq 1 ]
-    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --nonce=138
-    [ "$status" -eq 1 ]
-    [[ $output == *"next nonce is 1"* ]]
-    run "$F" fair deal --server-seed-file="$T/fixed.hex" --log="$T/p.log"
-    [ "$status" -eq 1 ]
-    [[ $output == *"not the one committed"* ]]
-    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/missing.log"
-    [ "$status" -eq 1 ]
-    [[ $output == *"cannot open log"* ]]
-    [ ! -e "$T/missing.log" ]
-    run "$F" fair commit --server-seed-file="$T/s2.hex" --log="$T/p.log"
-    [ "$status" -eq 1 ]
-    [ ! -e "$T/s2.hex" ]
-    [ "$(grep -c . "$T/p.log")" -eq 2 ]
-    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --nonce=1 >/dev/null
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    run "$F" fair check --log="$T/p.log" --client-seed=alice
+    [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/p.log" --client-seed=bob
+    [ "$status" -eq 3 ]
+    [[ ${lines[0]} == "log: client-seed-mismatch: no period of the log has your client seed 'bob'" ]]
+    [[ ${lines[-1]} == "DISHONEST: rule 'client-seed-mismatch'"* ]]
 }
 
-@test "fair check --log: a ground nonce (alice, nonce 138 of 0..200) is dishonest" {
-    # The issue's attack: the server tries nonces 0..200 for client seed
+@test "fair check --my-deals: a deal deleted from the log or changed in it is caught" {
+    period 3
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    [ "$(wc -l <"$T/mine")" -eq 3 ]
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/mine"
+    [ "$status" -eq 0 ]
+    # the last deal deleted: the log alone still checks, the player's deals do not
+    grep -v '"nonce":2' "$T/p.log" >"$T/cut.log"
+    run "$F" fair check --log="$T/cut.log"
+    [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/cut.log" --my-deals="$T/mine"
+    [ "$status" -eq 3 ]
+    [[ $output == *"log: deal-missing: your deal at nonce 2 is not in the period committed at line 1"* ]]
+    # a deal the player saw that differs; NONCE<TAB>TSV lines
+    printf '1\t%s\n' "$(sed -n 1p "$T/mine")" >"$T/wrong"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/wrong"
+    [ "$status" -eq 3 ]
+    [[ $output == *"line 4: deal-differs: nonce 1: the log's deal is not the one you saw"* ]]
+    printf '2\t%s\n' "$(sed -n 3p "$T/mine")" >"$T/right"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/right"
+    [ "$status" -eq 0 ]
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/none"
+    [ "$status" -eq 1 ]
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=a --nonce=1 --my-deals="$T/mine"
+    [ "$status" -eq 2 ]
+}
+
+@test "fair check: an empty log is inconclusive (exit 4), never OK" {
+    : >"$T/empty.log"
+    run "$F" fair check --log="$T/empty.log"
+    [ "$status" -eq 4 ]
+    [[ ${lines[-1]} == "INCONCLUSIVE: the log has no deal: nothing was checked (0 periods)" ]]
+    "$F" fair commit --server-seed-file="$T/s.hex" --log="$T/c.log" >/dev/null
+    run "$F" fair check --log="$T/c.log"
+    [ "$status" -eq 4 ]
+    [[ $output == *"empty-log"* ]]
+}
+
+@test "fair check: every rule of docs/vectors.md's provably-fair rows, by fairshuf and by the reference checker" {
+    ref_checker
+    run "$PY" "$BATS_TEST_DIRNAME/fair_vectors.py" "$F" "$T/check.py" "$BATS_TEST_DIRNAME/../../docs/vectors.md"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # every rule slug has a row that names it
+    for slug in malformed order nonce client-seed-changed table-changed bad-reveal bad-deal \
+        empty-period client-seed-reused recommitted commitment-not-found client-seed-mismatch \
+        deal-missing deal-differs empty-log unrevealed; do
+        grep -q "| \`$slug\` |" "$BATS_TEST_DIRNAME/../../docs/vectors.md"
+        grep -q "\`$slug\`" "$BATS_TEST_DIRNAME/../../docs/provably-fair.md"
+    done
+    # a negative control: a changed row is caught
+    sed 's/| `dishonest` | `nonce` | `4` |/| `dishonest` | `nonce` | `3` |/' \
+        "$BATS_TEST_DIRNAME/../../docs/vectors.md" >"$T/v.md"
+    ! cmp -s "$T/v.md" "$BATS_TEST_DIRNAME/../../docs/vectors.md"
+    run "$PY" "$BATS_TEST_DIRNAME/fair_vectors.py" "$F" "$T/check.py" "$T/v.md"
+    [ "$status" -eq 1 ]
+}
+
+@test "fair check --log: a fairshuf-pf-1 log still checks; a ground nonce (alice, 138 of 0..200) is dishonest" {
+    # The attack on pf-1: the server tries nonces 0..200 for client seed
     # alice and deals the one it likes (138).  Published as it is, the nonce
     # skips; relabelled nonce 0, the deal is not nonce 0's.
     commit=$("$F" fair commit --server-seed-file="$T/g.hex")
-    d=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=138 --format=tsv)
+    d=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=138 --format=tsv --scheme=fairshuf-pf-1)
     js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d")
     rec() { printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":%s,"client_seed":"alice","game":"doudizhu","players":3,"decks":1,"deal":%s}\n' "$1" "$js"; }
     head='{"scheme":"fairshuf-pf-1","event":"commit","commitment":"'$commit'"}'
@@ -407,67 +470,223 @@ period() {
     printf '%s\n%s\n%s\n' "$head" "$(rec 138)" "$tail" >"$T/g1.log"
     run "$F" fair check --log="$T/g1.log"
     [ "$status" -eq 3 ]
-    [[ $output == *"line 2: dishonest: nonce 138 where 0 is due"* ]]
+    [[ $output == *"line 2: nonce: nonce 138 where 0 is due"* ]]
     printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g2.log"
     run "$F" fair check --log="$T/g2.log"
     [ "$status" -eq 3 ]
-    [[ $output == *"line 2: dishonest: nonce 0: hand 1 is not the one the seeds give"* ]]
+    [[ $output == *"line 2: bad-deal: nonce 0: hand 1 is not the one the seeds give"* ]]
     run "$F" fair check --log="$T/g2.log" --format=json
     [ "$status" -eq 3 ]
-    [ "$output" = '{"scheme":"fairshuf-pf-1","verdict":"dishonest","periods":1,"deals":1,"checked":1,"findings":[{"line":2,"finding":"dishonest","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
-    # the honest period (nonce 0's own deal) passes
-    d0=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=0 --format=tsv)
+    [ "$output" = '{"verdict":"dishonest","rule":"bad-deal","line":2,"message":"nonce 0: hand 1 is not the one the seeds give","periods":1,"deals":1,"checked":1,"findings":[{"line":2,"verdict":"dishonest","rule":"bad-deal","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
+    # the honest pf-1 period (nonce 0's own deal) passes
+    d0=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=0 --format=tsv --scheme=fairshuf-pf-1)
     js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d0")
     printf '%s\n%s\n%s\n' "$head" "$(rec 0)" "$tail" >"$T/g3.log"
-    run "$F" fair check --log="$T/g3.log"
+    run "$F" fair check --log="$T/g3.log" --client-seed=alice --commitment=$commit
     [ "$status" -eq 0 ]
-    run "$F" fair check --log="$T/g3.log" --format=json
-    [ "$status" -eq 0 ]
-    [[ $output == '{"scheme":"fairshuf-pf-1","verdict":"honest","periods":1,"deals":1,"checked":1,"findings":[]}' ]]
-    # a client seed changed inside the period, a second commitment before the reveal
-    sed '2{p;s/"nonce":0,"client_seed":"alice"/"nonce":1,"client_seed":"bob"/}' "$T/g3.log" >"$T/g4.log"
+    # a new period may not deal into pf-1: the CLI writes pf-2 only
+    printf '%s\n%s\n' "$head" "$(rec 0)" >"$T/g4.log"
+    run "$F" fair deal --server-seed-file="$T/g.hex" --log="$T/g4.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"is fairshuf-pf-1: new deals go to a fairshuf-pf-2 period"* ]]
+    # the pf-1 period rotates into a pf-2 one, and the whole log checks
+    "$F" fair rotate --server-seed-file="$T/g.hex" --log="$T/g4.log" --game=bridge >/dev/null
+    "$F" fair deal --server-seed-file="$T/g.hex" --log="$T/g4.log" --client-seed=bob >/dev/null
+    "$F" fair rotate --server-seed-file="$T/g.hex" --log="$T/g4.log" >/dev/null
     run "$F" fair check --log="$T/g4.log"
-    [ "$status" -eq 3 ]
-    [[ $output == *"client seed changed inside a period"* ]]
-    sed '2{p;s/.*/'"$head"'/}' "$T/g3.log" >"$T/g5.log"
-    run "$F" fair check --log="$T/g5.log"
-    [ "$status" -eq 3 ]
-    [[ $output == *"a new commitment before the seed committed at line 1 was revealed"* ]]
+    [ "$status" -eq 0 ]
+    [[ $output == "OK: 3 periods, 2 deals"* ]]
 }
 
-@test "fair check --log: another scheme or a malformed line is refused (exit 1), never judged" {
+@test "fair check --log: another scheme or a malformed line is dishonest 'malformed' (exit 3), never judged OK" {
     period 1
-    sed 's/fairshuf-pf-1/fairshuf-pf-2/' "$T/p.log" >"$T/v2.log"
-    run "$F" fair check --log="$T/v2.log"
-    [ "$status" -eq 1 ]
-    [[ $output == *"scheme 'fairshuf-pf-2' is not one this fairshuf verifies"* ]]
+    sed 's/fairshuf-pf-2/fairshuf-pf-9/' "$T/p.log" >"$T/v9.log"
+    run "$F" fair check --log="$T/v9.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"line 1: malformed: scheme 'fairshuf-pf-9' is not one this fairshuf verifies"* ]]
     head -c -5 "$T/p.log" >"$T/cut.log"
     run "$F" fair check --log="$T/cut.log"
-    [ "$status" -eq 1 ]
-    [[ $output == *"line 2: not a record of the log"* ]]
+    [ "$status" -eq 3 ]
+    [[ $output == *"line 3: malformed: not a record of the log"* ]]
     run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/cut.log"
     [ "$status" -eq 1 ]
+    cmp "$T/cut.log" <(head -c -5 "$T/p.log")
 }
 
-@test "fair: the reference checker of docs/provably-fair.md verifies a period log as fair check does" {
-    ref_checker
-    period 3
+@test "fair check: log fields are escaped in text output, no terminal escape gets through (M4)" {
+    esc='\u001b[2J\u001b[1;1HOK'
+    printf '{"scheme":"fairshuf-pf-1","event":"commit","commitment":"%s"}\n' $COMMIT >"$T/e.log"
+    printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":0,"client_seed":"a","game":"%s","players":3,"decks":1,"deal":"As"}\n' "$esc" >>"$T/e.log"
+    run "$F" fair check --log="$T/e.log"
+    [ "$status" -eq 3 ]
+    ! printf '%s' "$output" | grep -q "$(printf '\e')"
+    [[ $output == *"'\\x1b[2J\\x1b[1;1HOK'"* ]]
+    # a client seed with escapes in a pf-1 log (pf-1 allowed them)
+    printf '{"scheme":"fairshuf-pf-1","event":"commit","commitment":"%s"}\n' $COMMIT >"$T/e2.log"
+    for n in 0 1; do
+        printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":0,"client_seed":"%s","game":"bridge","players":4,"decks":1,"deal":"As\\tKs\\tQs\\tJs"}\n' "$esc$n" >>"$T/e2.log"
+    done
+    run "$F" fair check --log="$T/e2.log"
+    [ "$status" -eq 3 ]
+    [[ $output == *"client-seed-changed"* ]]
+    ! printf '%s' "$output" | grep -q "$(printf '\e')"
+    run "$F" fair check --log="$T/e2.log" --format=json
+    ! printf '%s' "$output" | grep -q "$(printf '\e')"
+}
+
+@test "fair: the client seed's encoding is enforced on the way in (M5)" {
+    period 0
+    cp "$T/p.log" "$T/p.before"
+    for bad in "$(printf 'x\xffy')" "$(printf '\xc0\xaf')" "$(printf 'a\tb')" "$(printf '\x7f')" ""; do
+        run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed="$bad"
+        [ "$status" -eq 2 ]
+        [[ $output == "fairshuf: fair deal: invalid client seed: "* ]]
+        run "$F" fair client-seed --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed="$bad"
+        [ "$status" -eq 2 ]
+        cmp "$T/p.log" "$T/p.before"
+    done
+    long=$(printf 'x%.0s' $(seq 257))
+    run "$F" fair client-seed --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed="$long"
+    [ "$status" -eq 2 ]
+    [[ $output == *"longer than 256 bytes"* ]]
+    # UTF-8 is fine, and the reference checker reads it
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed="é🂡 中" >/dev/null
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
-    run "$PY" "$T/check.py" --log "$T/p.log"
+    run "$F" fair check --log="$T/p.log" --client-seed="é🂡 中"
     [ "$status" -eq 0 ]
-    [[ $output == OK* ]]
-    sed 's/"nonce":2/"nonce":3/' "$T/p.log" >"$T/skip.log"
-    run "$PY" "$T/check.py" --log "$T/skip.log"
+    ref_checker
+    run "$PY" "$T/check.py" --log "$T/p.log" --client-seed "é🂡 中"
+    [ "$status" -eq 0 ]
+    [ "$output" = "honest - -" ]
+}
+
+@test "fair commit --log: a failed append leaves no seed file and no log, and prints nothing (M8)" {
+    # the seed file exists: nothing is created, no empty log either
+    "$F" fair commit --server-seed-file="$T/x.hex" >/dev/null
+    run "$F" fair commit --server-seed-file="$T/x.hex" --log="$T/new.log"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/new.log" ]
+    # the append fails (a file size limit of 512 bytes, the log is longer):
+    # the commitment is not printed and its seed file is removed
+    period 2
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob >/dev/null
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    # an open period cannot get another commitment: use a closed log
+    grep -v "$(tail -1 "$T/p.log")" "$T/p.log" >"$T/q.log"
+    cp "$T/q.log" "$T/q.before"
+    [ "$(stat -c %s "$T/q.log")" -gt 600 ]
+    run bash -c 'trap "" XFSZ; ulimit -f 1; "$1" fair commit --server-seed-file="$2" --log="$3" 2>&1 >"$4"' \
+        _ "$F" "$T/y.hex" "$T/q.log" "$T/out"
+    [ "$status" -eq 1 ]
+    [[ $output == *"cannot append to log"*"removed '$T/y.hex'"* ]]
+    [ ! -s "$T/out" ]
+    [ ! -e "$T/y.hex" ]
+    cmp "$T/q.log" "$T/q.before"
+    # deal --log: a failed append changes nothing and shows nothing
+    cp "$T/p.log" "$T/p.before"
+    run bash -c 'trap "" XFSZ; ulimit -f 1; "$1" fair deal --server-seed-file="$2" --log="$3" --client-seed=carol 2>&1 >"$4"' \
+        _ "$F" "$T/s.hex" "$T/p.log" "$T/out"
+    [ "$status" -eq 1 ]
+    [ ! -s "$T/out" ]
+    cmp "$T/p.log" "$T/p.before"
+}
+
+@test "fair check: the low items (deal count, unknown game, a trailing newline in a deal)" {
+    # the unrevealed message counts the deals, not the next nonce
+    printf '{"scheme":"fairshuf-pf-1","event":"commit","commitment":"%s"}\n' $COMMIT >"$T/u.log"
+    for n in 0 5; do
+        d=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=a --nonce=$n --format=tsv --scheme=fairshuf-pf-1)
+        printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":%s,"client_seed":"a","game":"doudizhu","players":3,"decks":1,"deal":%s}\n' \
+            $n "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d")" >>"$T/u.log"
+    done
+    run "$F" fair check --log="$T/u.log"
     [ "$status" -eq 3 ]
-    run "$F" fair check --log="$T/skip.log"
+    [[ $output == *"its 2 deals are not checked"* ]]
+    # an unknown game is named so
+    sed '2s/"doudizhu"/"chess"/' "$T/u.log" >"$T/g.log"
+    run "$F" fair check --log="$T/g.log"
     [ "$status" -eq 3 ]
-    # the last card of the last deal changed
-    awk '/"event":"deal"/{n=NR} {l[NR]=$0} END{for(i=1;i<=NR;i++){s=l[i]; if(i==n){c=substr(s,length(s)-3,2); r=(c=="2c"?"3c":"2c"); s=substr(s,1,length(s)-4) r substr(s,length(s)-1)} print s}}' "$T/p.log" >"$T/last.log"
-    ! cmp -s "$T/p.log" "$T/last.log"
-    run "$PY" "$T/check.py" --log "$T/last.log"
+    [[ $output == *"line 2: malformed: the deal is not a deal of 'chess' for 3 players, 1 decks: unknown game"* ]]
+    [[ $output != *"at byte"* ]]
+    # a deal field with a trailing newline is not the deal's TSV
+    d=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=a --nonce=0 --format=tsv --scheme=fairshuf-pf-1)
+    printf '{"scheme":"fairshuf-pf-1","event":"commit","commitment":"%s"}\n' $COMMIT >"$T/n.log"
+    printf '{"scheme":"fairshuf-pf-1","event":"deal","nonce":0,"client_seed":"a","game":"doudizhu","players":3,"decks":1,"deal":%s}\n' \
+        "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1] + "\n"))' "$d")" >>"$T/n.log"
+    printf '{"scheme":"fairshuf-pf-1","event":"reveal","server_seed":"%s"}\n' $SEED >>"$T/n.log"
+    run "$F" fair check --log="$T/n.log"
     [ "$status" -eq 3 ]
-    run "$F" fair check --log="$T/last.log"
-    [ "$status" -eq 3 ]
+    [[ $output == *"line 2: malformed"* ]]
+    sed 's/\\n"}/"}/' "$T/n.log" >"$T/n2.log"
+    run "$F" fair check --log="$T/n2.log"
+    [ "$status" -eq 0 ]
+}
+
+@test "fair deal --log: never appends after a forged record (its own seed checks the open period)" {
+    period 2
+    # the last deal replaced by another deal (its nonce and format intact)
+    other=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=1 --game=holdem --format=tsv)
+    python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[-1]); r["deal"] = sys.argv[2]
+lines[-1] = json.dumps(r, separators=(",", ":"))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")' "$T/p.log" "$other"
+    cp "$T/p.log" "$T/p.before"
+    run "$F" fair check --log="$T/p.log"
+    [ "$status" -eq 4 ] # a player cannot tell before the reveal
+    run "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"line 4: bad-deal: nonce 1"*"breaks the rule 'bad-deal' at line 4: not appending to it"* ]]
+    cmp "$T/p.log" "$T/p.before"
+    run "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    cmp "$T/p.log" "$T/p.before"
+}
+
+@test "fair rotate: killed between the log and the seed file, the surviving seed file is named" {
+    period 1
+    cp "$T/s.hex" "$T/s.old"
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    # the state a SIGKILL after the append leaves: the log has the new
+    # commitment, the new seed is still in its temporary file
+    mv "$T/s.hex" "$T/s.hex.Ab12Cd"
+    cp "$T/s.old" "$T/s.hex"
+    for cmd in deal client-seed rotate; do
+        run "$F" fair $cmd --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob
+        [ "$status" -eq 1 ]
+        [[ $output == *"that one is in '$T/s.hex.Ab12Cd', left by an interrupted 'fair rotate': mv '$T/s.hex.Ab12Cd' '$T/s.hex'"* ]]
+    done
+    mv "$T/s.hex.Ab12Cd" "$T/s.hex"
+    "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed=bob >/dev/null
+}
+
+@test "fair rotate: a pf-2 period with no deal is not rotated (empty-period)" {
+    period 0
+    run "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"the period has no deal yet"*"empty-period"* ]]
+    [ "$(wc -l <"$T/p.log")" -eq 1 ]
+}
+
+@test "fair deal --log: kill -9 at random moments never leaves a half record" {
+    period 1
+    for i in $(seq 1 20); do
+        "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null 2>&1 &
+        pid=$!
+        sleep "0.00$((RANDOM % 10))"
+        kill -9 $pid 2>/dev/null || true
+        wait $pid 2>/dev/null || true
+        [ "$(tail -c 1 "$T/p.log" | od -An -c | tr -d ' ')" = '\n' ]
+        run "$F" fair check --log="$T/p.log"
+        [ "$status" -eq 4 ] # honest so far, the period not revealed
+    done
+    n=$(grep -c '"event":"deal"' "$T/p.log")
+    [ "$(grep -o '"nonce":[0-9]*' "$T/p.log" | tail -1)" = "\"nonce\":$((n - 1))" ]
+    "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
+    run "$F" fair check --log="$T/p.log"
+    [ "$status" -eq 0 ]
 }
 
 @test "fair: --help and option errors in the form of every subcommand (cli_help, cli_bad_option)" {
