@@ -59,7 +59,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
+.PHONY: web web-screenshots python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -74,6 +74,7 @@ help:
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make python     build the Python package in place (python/)"
 	@echo "make web        the browser verifier page $(BUILD)/web/verify.html (npm ci, esbuild)"
+	@echo "make web-screenshots  docs/verify-desktop.png and docs/verify-phone.png"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
@@ -141,6 +142,9 @@ web/node_modules/.fairshuf-stamp: web/package.json web/package-lock.json
 $(WEB_PAGE): $(WEB_SRC) web/node_modules/.fairshuf-stamp
 	@echo "  WEB     $@"
 	@node web/build.mjs $@
+# docs/verify-desktop.png and docs/verify-phone.png (Debian's chromium)
+web-screenshots: $(WEB_PAGE)
+	@BUILD=$(BUILD) node tests/web/screenshots.mjs
 
 # the load client of bench/serve.sh and tests/cli/serve.bats
 $(BUILD)/tests/serve-load: bench/serve_load.c

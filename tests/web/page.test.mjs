@@ -163,6 +163,12 @@ test('a phone (390 px): no horizontal scrolling; the verdict and the hands are o
   assert.ok(m.sw <= m.cw, `the page is ${m.sw} px wide in a ${m.cw} px window`);
   const v = await page.locator('#verdict').boundingBox();
   assert.ok(v.y + v.height <= 844 && v.x >= 0 && v.x + v.width <= 390, 'the verdict is on screen');
+  const hand = await page.locator('#results .part').first().boundingBox();
+  assert.ok(hand && hand.y + hand.height <= 844, 'the first hand is on the first screen');
+  // The inputs are folded after a link, and one click brings them back.
+  assert.equal(await page.isVisible('#server_seed'), false);
+  await page.click('#inputs > summary');
+  assert.equal(await page.inputValue('#server_seed'), V.server_seed);
   await page.goto(url(PAGE_URL, { ...V, game: 'blackjack', players: '7', decks: '8', lang: 'zh' }));
   await verdictOf(page);
   const m2 = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -72,6 +72,7 @@ test('a table played through fairshuf serve: inconclusive while unrevealed, hone
   for (const d of seen) assert.ok(log.includes(JSON.stringify(d).slice(1, -1)), 'each dealt hand is in the log');
   assert.equal(await p2.locator('#results .deal[data-verdict=honest]').count(), 3);
   // The player's deals, pasted: the same; one changed: deal-differs.
+  await p2.$eval('#inputs', (d) => { d.open = true; });
   await p2.$eval('#mine', (d) => { d.open = true; });
   await p2.fill('#my-deals', seen.join('\n'));
   v = await check(p2, '#form-log button.go');

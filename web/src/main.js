@@ -15,7 +15,8 @@ const VERDICT_WORDS = {
   waiting: { en: 'No deal yet', zh: '尚无发牌' },
   same: { en: 'same as yours', zh: '与你的相同' },
 };
-const word = (v) => (VERDICT_WORDS[v] ? VERDICT_WORDS[v][lang] : v);
+// English always (the rule slugs and messages are English), Chinese beside.
+const word = (v) => (VERDICT_WORDS[v] ? VERDICT_WORDS[v].en + (lang === 'zh' ? ` ${VERDICT_WORDS[v].zh}` : '') : v);
 
 function el(tag, attrs = {}, ...kids) {
   const e = document.createElement(tag);
@@ -265,6 +266,9 @@ function start() {
   const q = new URLSearchParams(location.search);
   if (q.get('lang') === 'zh') { $('lang').value = 'zh'; lang = 'zh'; document.documentElement.lang = 'zh'; }
   const table = q.get('table');
+  // A link (one hand, or a table's log) shows its result first: the inputs
+  // fold away, one click brings them back.
+  if (table !== null || ONE_FIELDS.some((k) => q.has(k))) $('inputs').open = false;
   if (table !== null) {
     // Served by `fairshuf serve`: the table's public log from the same origin.
     if (q.get('commitment')) $('my-commitment').value = q.get('commitment');
