@@ -103,9 +103,10 @@ function dealEl(d, game, players) {
     el('span', { class: 'note', text: `line ${d.line}` }));
   const box = el('div', { class: 'deal', 'data-nonce': String(rec.nonce), 'data-verdict': d.verdict }, head);
   if (d.rule === 'bad-deal' && d.computed) {
-    box.append(el('div', { class: 'note', text: 'The log says (cards that differ are marked):' }),
-      partsEl(S.partsOfTsv(rec.deal, game, players), game, d.computed.parts),
-      el('div', { class: 'note', text: 'The seeds give:' }), partsEl(d.computed.parts, game));
+    const claimed = S.partsOfTsv(rec.deal, game, players);
+    box.append(el('div', { class: 'note', text: 'The log says (as dealt; cards that differ are marked):' }),
+      partsEl(claimed, game, d.computed.parts),
+      el('div', { class: 'note', text: 'The seeds give:' }), partsEl(d.computed.parts, game, claimed));
   } else {
     box.append(partsEl(d.computed ? d.computed.parts : S.partsOfTsv(rec.deal, rec.game, rec.players), rec.game));
     if (!d.computed) box.append(el('div', { class: 'note', text: 'as the log states it (not recomputed)' }));
@@ -144,9 +145,10 @@ function playerEl(r) {
     const game = m.logDeal ? m.logDeal.rec.game : null;
     if (game && m.verdict === 'deal-differs') {
       const log = S.partsOfTsv(m.logDeal.rec.deal, game, m.logDeal.rec.players);
-      box.append(el('div', { class: 'note', text: 'You saw (cards that differ are marked):' }),
-        partsEl(S.partsOfTsv(m.tsv, game, m.logDeal.rec.players), game, log),
-        el('div', { class: 'note', text: 'The log has:' }), partsEl(log, game));
+      const mine = S.partsOfTsv(m.tsv, game, m.logDeal.rec.players);
+      box.append(el('div', { class: 'note', text: 'You saw (as dealt; cards that differ are marked):' }),
+        partsEl(mine, game, log),
+        el('div', { class: 'note', text: 'The log has:' }), partsEl(log, game, mine));
     } else if (m.verdict === 'deal-missing') {
       box.append(el('div', { class: 'note', text: `The log has no deal at nonce ${m.nonce}: ${m.tsv.slice(0, 120)}` }));
     }
@@ -174,11 +176,11 @@ function showOneResult(r) {
       el('div', { class: 'kv', style: 'padding:0 12px' }, `key = ${S.bytesToHex(r.computed.key)}`));
     const deal = el('div', { class: 'deal' });
     if (r.claim && r.rule === 'bad-deal') {
-      deal.append(el('div', { class: 'note', text: 'You were shown (cards that differ are marked):' }),
-        partsEl(S.partsOfTsv(r.claim, r.game, r.players), r.game, r.computed.parts),
-        el('div', { class: 'note', text: 'The seeds give:' }));
-    }
-    deal.append(partsEl(r.computed.parts, r.game));
+      const claimed = S.partsOfTsv(r.claim, r.game, r.players);
+      deal.append(el('div', { class: 'note', text: 'You were shown (as dealt; cards that differ are marked):' }),
+        partsEl(claimed, r.game, r.computed.parts),
+        el('div', { class: 'note', text: 'The seeds give:' }), partsEl(r.computed.parts, r.game, claimed));
+    } else deal.append(partsEl(r.computed.parts, r.game));
     box.append(deal);
     kids.push(box);
   }
