@@ -128,7 +128,7 @@ test('the log form: paste, Check; the player\'s deals compared', async () => {
   await page.fill('#my-deals', first.deal.replace(/^(\S\S) (\S\S)/, '$2 $1'));
   const v = await check(page, '#form-log button.go');
   assert.deepEqual([v.verdict, v.rule, v.line], ['dishonest', 'deal-differs', 3]);
-  assert.equal(await page.locator('#your-deals .c.diff').count(), 2, 'the two cards that differ are marked');
+  assert.equal(await page.locator('#your-deals .c.diff').count(), 4, 'the two cards that differ are marked, in your deal and in the log\'s');
   assert.deepEqual(page.requests, [PAGE_URL]);
   await page.close();
 });
