@@ -59,7 +59,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web web-screenshots python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -145,6 +145,9 @@ $(WEB_PAGE): $(WEB_SRC) web/node_modules/.fairshuf-stamp
 # docs/verify-desktop.png and docs/verify-phone.png (Debian's chromium)
 web-screenshots: $(WEB_PAGE)
 	@BUILD=$(BUILD) node tests/web/screenshots.mjs
+# Opt-in: the browser tests catch each planted bug of tests/web/mutants.mjs
+web-mutants: $(WEB_PAGE) $(BUILD)/fairshuf
+	@BUILD=$(BUILD) node tests/web/mutants.mjs $(MUTANTS)
 
 # the load client of bench/serve.sh and tests/cli/serve.bats
 $(BUILD)/tests/serve-load: bench/serve_load.c

@@ -162,3 +162,25 @@ test('negative control: a deal under another scheme, nonce or client seed is not
   assert.equal(got[0], want);
   for (const g of got.slice(1)) assert.notEqual(g, want);
 });
+
+// below(n) where the random words fall in Lemire's rejection zone: no random
+// deal shows it (a word is rejected with probability < 2^-54), so the words
+// are given here.  n = 3: t = 2^64 mod 3 = 1, so a word x with x*3 mod 2^64
+// < 1 (x = 0) must be redrawn; 2^63 then gives floor(3 * 2^63 / 2^64) = 1.
+test('below(n) redraws a word in the rejection zone and is exact at the edges', async () => {
+  const got = await page.evaluate(() => {
+    const S = window.fairshufVerify.scheme;
+    const words = (...xs) => ({ next: () => xs.shift() });
+    const M = (1n << 64n) - 1n;
+    return [
+      S.below(words(0n, 1n << 63n), 3), // 0 rejected, then 1
+      S.below(words(0n, 0n, M), 3),     // two rejected, then the top word: 2
+      S.below(words(M), 1024),          // the largest word: n - 1
+      S.below(words(0n), 1024),         // t = 0 for a power of two: 0 accepted
+      S.below(words(0n, 5n), 1),        // n = 1: always 0, never redrawn
+      // n = 52: t = 2^64 mod 52 = 16; x = 2^64/52 rounded up gives m mod 2^64 = 36 >= 16: kept
+      S.below(words((1n << 64n) / 52n + 1n), 52),
+    ].map(String);
+  });
+  assert.deepEqual(got, ['1', '2', '1023', '0', '0', '1']);
+});

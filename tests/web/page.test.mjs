@@ -26,6 +26,15 @@ const url = (base, q) => `${base}?${new URLSearchParams(q)}`;
 before(async () => {
   browser = await launch();
   shared = await open(browser, 'about:blank');
+  // Every value #verdict's data-verdict takes, in order: the contract is
+  // that it is set once the check has run, never to a provisional value.
+  await shared.addInitScript(() => {
+    window.__verdicts = [];
+    new MutationObserver((list) => {
+      for (const m of list) if (m.attributeName === 'data-verdict' && m.target.id === 'verdict')
+        window.__verdicts.push(m.target.dataset.verdict ?? null);
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-verdict'] });
+  });
   dir = mkdtempSync(join(tmpdir(), 'fairshuf-web-page-'));
 });
 after(async () => {
@@ -41,6 +50,8 @@ async function verdictAt(u) {
   page.errors = undefined;
   await page.goto(u);
   const v = await verdictOf(page);
+  const seen = (await page.evaluate(() => window.__verdicts)).filter((x) => x !== null);
+  assert.deepEqual(seen, [v.verdict], 'data-verdict is set once, to the verdict');
   return { page, ...v };
 }
 
