@@ -146,19 +146,14 @@ static void print_text(out_buf *o, const fs_dealer *d, const fs_deal *deal,
     }
 }
 
+/* The one TSV writer is the library's: a provably-fair log holds the same
+ * text. */
 static void print_tsv(out_buf *o, const fs_deal *deal)
 {
-    for (size_t p = 0; p < deal->nparts; p++) {
-        const fs_deal_part *part = &deal->part[p];
-        if (p)
-            out_byte(o, '\t');
-        const fs_card *c = deal->cards + part->offset;
-        for (size_t i = 0; i < part->count; i++) {
-            if (i)
-                out_byte(o, ' ');
-            out_bytes(o, code_of(c[i]), 2);
-        }
-    }
+    static char buf[FS_FAIR_TSV_MAX + 1];
+    int n = fs_fair_deal_tsv(deal, NULL, buf, sizeof buf);
+    if (n > 0)
+        out_bytes(o, buf, (size_t)n);
     out_byte(o, '\n');
 }
 

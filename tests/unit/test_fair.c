@@ -222,8 +222,8 @@ static void test_record_round_trip(void **state)
         "{\"scheme\":\"fairshuf-pf-2\",\"scheme\":\"x\",\"event\":\"reveal\"}",
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"deal\",\"nonce\":01}",
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":\"00\"}",
-        "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":"
-        "\"000102030405060708090A0B0C0D0E0F101112131415161718191a1b1c1d1e1f\"}",
+        ("{\"scheme\":\"fairshuf-pf-2\",\"event\":\"reveal\",\"server_seed\":"
+         "\"000102030405060708090A0B0C0D0E0F101112131415161718191a1b1c1d1e1f\"}"),
         "{\"scheme\":\"fairshuf-pf-2\",\"event\":\"other\"}",
         "{\"scheme\":\"fairshuf-pf-1\",\"event\":\"client_seed\",\"client_seed\":\"a\"}",
         "{\"scheme\":\"fair\\u0000\"}", "{\"scheme\":\"x\"} x"};
@@ -459,6 +459,34 @@ static void test_v1_log(void **state)
     expect("empty-log", 0);
 }
 
+/* fs_fair_deal_tsv's code table is fs_card_code's, card by card. */
+static void test_deal_tsv_codes(void **state)
+{
+    (void)state;
+    static fs_deal d;
+    static char want[FS_FAIR_TSV_MAX + 1], got[FS_FAIR_TSV_MAX + 1];
+    memset(&d, 0, sizeof d);
+    size_t n = 0, w = 0;
+    for (fs_card c = 0; c < FS_TILE_END + 8; c++) {
+        char code[3];
+        if (fs_card_code(c, code) != FS_OK)
+            continue;
+        d.cards[n++] = c;
+        w += (size_t)sprintf(want + w, "%s%s", w ? (n == 3 ? "\t" : " ") : "",
+                             code);
+    }
+    d.nparts = 2;
+    d.part[0].count = 2;
+    d.part[1].offset = 2;
+    d.part[1].count = n - 2;
+    d.ncards = n;
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, sizeof got), (int)w);
+    assert_string_equal(got, want);
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, w), FS_ERANGE);
+    d.cards[5] = 60; /* not a card */
+    assert_int_equal(fs_fair_deal_tsv(&d, NULL, got, sizeof got), FS_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_v1_log),
+        cmocka_unit_test(test_deal_tsv_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
