@@ -236,7 +236,7 @@ endif
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
-	    --inline-suppr -Iinclude -Ilib lib programs
+	    --inline-suppr -Iinclude -Ilib lib programs service
 
 bench: all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD))

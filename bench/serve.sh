@@ -3,9 +3,10 @@
 # (HTTP/JSON, SQLite WAL synchronous=FULL, group commit) against the route
 # a game server in another language has without it: start the CLI once
 # per deal (`fairshuf fair deal --server-seed-file --log`, which appends and
-# syncs the log).  Both with the same concurrency, in the same run,
-# interleaved (service, CLI, service, CLI, ...); prints each round, then
-# medians with min-max and the ratio.  docs/performance.md keeps the figures.
+# syncs the log) with the same concurrency and one at a time (what one
+# game-server process calling the CLI gets), in the same run, interleaved
+# (service, CLI, CLI x1, service, ...); prints each round, then medians
+# with min-max and the ratios.  docs/performance.md keeps the figures.
 #   bench/serve.sh [--clients=64] [--seconds=5] [--rounds=3] [--tables=64]
 # BUILD (default build) names the build folder: make all BUILD/tests/serve-load.
 set -euo pipefail
@@ -63,11 +64,12 @@ cli_worker() { # worker end-time -> latencies (seconds) on stdout
     echo "$(( ${t1/./} - ${t0/./} ))"
   done
 }
-run_cli() { # -> "deals per_second p50_ms p99_ms"
+run_cli() { # WORKERS -> "deals per_second p50_ms p99_ms"
   local start end w
+  rm -f "$tmp"/lat.*
   start=${EPOCHREALTIME/./}
   end=$((start + seconds * 1000000))
-  for w in $(seq 1 "$clients"); do cli_worker "$w" "$end" >"$tmp/lat.$w" & done
+  for w in $(seq 1 "$1"); do cli_worker "$w" "$end" >"$tmp/lat.$w" & done
   wait $(jobs -p | grep -v "^$spid\$") 2>/dev/null || true
   local el=$(( ${EPOCHREALTIME/./} - start ))
   cat "$tmp"/lat.* | sort -n | awk -v el="$el" '
@@ -86,31 +88,35 @@ echo "serve.sh: $clients clients, $tables tables, ${seconds}s per run, $rounds r
 echo "load before: $(uptime)"
 for r in $(seq 1 "$rounds"); do
   s=$(run_service)
-  c=$(run_cli)
-  echo "round $r: service deals/s=$(echo "$s" | cut -d' ' -f2) p50_ms=$(echo "$s" | cut -d' ' -f3) p99_ms=$(echo "$s" | cut -d' ' -f4)" \
-       " | cli-per-deal deals/s=$(echo "$c" | cut -d' ' -f2) p50_ms=$(echo "$c" | cut -d' ' -f3) p99_ms=$(echo "$c" | cut -d' ' -f4)"
+  c=$(run_cli "$clients")
+  c1=$(run_cli 1)
+  show() { echo "deals/s=$(echo "$1" | cut -d' ' -f2) p50_ms=$(echo "$1" | cut -d' ' -f3) p99_ms=$(echo "$1" | cut -d' ' -f4)"; }
+  echo "round $r: service $(show "$s") | cli-per-deal $(show "$c") | cli-per-deal, one at a time $(show "$c1")"
   echo "$s" >>"$tmp/service.txt"
   echo "$c" >>"$tmp/cli.txt"
+  echo "$c1" >>"$tmp/cli1.txt"
 done
 echo "load after:  $(uptime)"
 metrics=$(curl -sf "http://127.0.0.1:$port/metrics")
 commits=$(echo "$metrics" | sed -n 's/^fairshuf_commits_total //p')
 requests=$(echo "$metrics" | sed -n 's/^fairshuf_commit_requests_total //p')
-python3 - "$tmp/service.txt" "$tmp/cli.txt" "$commits" "$requests" <<'PY'
+python3 - "$tmp/service.txt" "$tmp/cli.txt" "$commits" "$requests" "$tmp/cli1.txt" "$clients" <<'PY'
 import statistics, sys
 def load(p):
     return [list(map(float, l.split())) for l in open(p) if l.strip()]
-s, c = load(sys.argv[1]), load(sys.argv[2])
+s, c, c1 = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[5])
 def med(rows, i):
     v = [r[i] for r in rows]
     return "%.0f (%.0f-%.0f)" % (statistics.median(v), min(v), max(v)) if i == 1 else \
            "%.2f (%.2f-%.2f)" % (statistics.median(v), min(v), max(v))
 print("median (min-max) over %d rounds:" % len(s))
 print("  service      deals/s %s  p50 ms %s  p99 ms %s" % (med(s, 1), med(s, 2), med(s, 3)))
-print("  cli-per-deal deals/s %s  p50 ms %s  p99 ms %s" % (med(c, 1), med(c, 2), med(c, 3)))
-ratios = [a[1] / b[1] for a, b in zip(s, c) if b[1] > 0]
-if ratios:
-    print("  ratio service / cli-per-deal: %.0fx (%.0f-%.0f)" % (statistics.median(ratios), min(ratios), max(ratios)))
+print("  cli-per-deal deals/s %s  p50 ms %s  p99 ms %s  (%s at once)" % (med(c, 1), med(c, 2), med(c, 3), sys.argv[6]))
+print("  cli-per-deal deals/s %s  p50 ms %s  p99 ms %s  (one at a time)" % (med(c1, 1), med(c1, 2), med(c1, 3)))
+for name, base in (("the same concurrency", c), ("one at a time", c1)):
+    ratios = [a[1] / b[1] for a, b in zip(s, base) if b[1] > 0]
+    if ratios:
+        print("  ratio service / cli-per-deal (%s): %.0fx (%.0f-%.0f)" % (name, statistics.median(ratios), min(ratios), max(ratios)))
 if sys.argv[3] and sys.argv[4] and float(sys.argv[3]) > 0:
     print("  group commit: %.1f requests per transaction (fsync)" % (float(sys.argv[4]) / float(sys.argv[3])))
 PY

@@ -1,5 +1,5 @@
 /* serve_load.c -- a load client for fairshuf serve (bench/serve.sh and the
- * crash test in tests/cli/serve.bats): C clients threads, each with one
+ * crash tests in tests/cli/serve*.bats): --clients threads, each with one
  * keep-alive connection, POST /v1/tables/ID/deals in a loop; prints the
  * deals answered 200 (until --seconds pass, --deals were sent, or SIGTERM), deals per second and the latency median and 99th
  * percentile.  --record=FILE writes the JSON answer of every deal answered
@@ -139,8 +139,12 @@ static void *run(void *arg)
         }
         if (status == 200) {
             if (w->n == w->cap) {
-                w->cap = w->cap ? 2 * w->cap : 4096;
-                w->lat = realloc(w->lat, w->cap * sizeof *w->lat);
+                size_t cap = w->cap ? 2 * w->cap : 4096;
+                double *lat = realloc(w->lat, cap * sizeof *lat);
+                if (!lat)
+                    abort(); /* a load client out of memory: no figure */
+                w->lat = lat;
+                w->cap = cap;
             }
             w->lat[w->n++] = now() - t0;
             if (record) {
@@ -202,7 +206,10 @@ int main(int argc, char **argv)
     fclose(tf);
     token[strcspn(token, "\r\n")] = '\0';
     for (const char *p = tables_arg; *p;) {
-        tables = realloc(tables, (ntables + 1) * sizeof *tables);
+        long *more = realloc(tables, (ntables + 1) * sizeof *tables);
+        if (!more)
+            return 1;
+        tables = more;
         tables[ntables++] = strtol(p, (char **)&p, 10);
         if (*p == ',')
             p++;

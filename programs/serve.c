@@ -112,11 +112,11 @@ int cmd_serve(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        cli_error("serve: extra operand '%s'", argv[optind]);
+        cli_error("extra operand '%s'", argv[optind]);
         cli_try_help("serve", CLI_USAGE);
     }
     if (!cfg.db || !cfg.token_file) {
-        cli_error("serve: --db and --token-file are required");
+        cli_error("--db and --token-file are required");
         cli_try_help("serve", CLI_USAGE);
     }
     return svc_run(&cfg);

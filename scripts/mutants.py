@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mutants.py -- mutation testing of the suite (`make mutants`; opt-in).
 
-Each folder of lib/ and programs/ may hold a MUTANTS file listing small,
+Each folder of lib/, programs/ and service/ may hold a MUTANTS file listing small,
 realistic bugs planted in the code next to it (format below).  For each
 mutant, in a scratch copy of the tree (never the real one), the original
 text is replaced, the tree rebuilt and the suite run until its first failing
@@ -95,7 +95,7 @@ def parse(path):
 
 def all_mutants(root):
     files = []
-    for top in ("lib", "programs"):
+    for top in ("lib", "programs", "service"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             if "MUTANTS" in names:
                 files.append(os.path.join(dirpath, "MUTANTS"))
@@ -132,7 +132,8 @@ def test_files(tree):
 
 
 def build(tree, log):
-    targets = ["all", f"{BUILD}/tests/failrandom.so", f"{BUILD}/tests/failmadvise.so"]
+    targets = ["all", f"{BUILD}/tests/failrandom.so", f"{BUILD}/tests/failmadvise.so",
+               f"{BUILD}/tests/serve-load"]
     targets += [f"{BUILD}/tests/{t}" for t in test_files(tree) if t.startswith("test_")]
     r = subprocess.run(["make", "-j2", "--no-print-directory"] + targets, cwd=tree,
                        stdout=log, stderr=subprocess.STDOUT)

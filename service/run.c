@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,38 @@ static int read_token(const char *path, char *tok, size_t cap)
         return -1;
     }
     return 0;
+}
+
+/* The database holds the unrevealed server seeds: created owner-only,
+ * refused when others may read or write it, and held with an exclusive
+ * flock so that a second service cannot write the same tables (its own
+ * cache of the periods would give nonces twice).  Returns the fd to keep
+ * open while the service runs, or -1. */
+static int claim_db(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        msg("%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    const char *why = !S_ISREG(st.st_mode) ? "not a regular file"
+                      : (st.st_mode & (S_IROTH | S_IWOTH))
+                          ? "the database (it holds the unrevealed server "
+                            "seeds) is readable or writable by others "
+                            "(chmod o-rw)"
+                          : NULL;
+    if (!why && flock(fd, LOCK_EX | LOCK_NB) != 0)
+        why = errno == EWOULDBLOCK ? "in use by another fairshuf serve"
+                                   : strerror(errno);
+    if (why) {
+        msg("%s: %s", path, why);
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* verify.html: --web-root, else web/ beside the binary (the build tree:
@@ -118,15 +151,20 @@ int svc_run(const svc_config *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    int lock = claim_db(cfg->db);
+    if (lock < 0)
+        return 1;
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
         msg("%s: %s", cfg->db, why);
+        close(lock);
         return 1;
     }
     svc_writer *w = svc_writer_start(st, cfg->batch, why, sizeof why);
     if (!w) {
         msg("%s%s", why, "");
         svc_store_close(st);
+        close(lock);
         return 1;
     }
     web_page(cfg, page, sizeof page);
@@ -154,5 +192,6 @@ int svc_run(const svc_config *cfg)
     }
     svc_writer_stop(w);          /* then the queue is empty: stop */
     svc_store_close(st);
+    close(lock);                 /* after SQLite's own descriptors */
     return status;
 }

@@ -111,6 +111,10 @@ typedef struct svc_op {
     struct svc_op *next;
 } svc_op;
 
+/* Reads the body of op->kind's request into op (game, players, decks;
+ * client seed; nothing).  0, or -1 with e set (400, or 503 out of memory). */
+int svc_parse_body(const svc_buf *body, svc_op *op, svc_error *e);
+
 typedef struct svc_writer svc_writer;
 svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
                              size_t cap);

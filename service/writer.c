@@ -51,35 +51,39 @@ static void evict(svc_writer *w, int64_t id)
     }
 }
 
-/* The table's entry, loaded from the database when not cached.
- * NULL with e set: unknown table (404) or a storage error. */
+/* Makes room in the cache for table `id`.  0, or -1 out of memory. */
+static int grow(svc_writer *w, int64_t id)
+{
+    size_t n = w->ncache ? w->ncache : 64;
+    while (n <= (size_t)id)
+        n *= 2;
+    entry **c = realloc(w->cache, n * sizeof *c);
+    if (!c)
+        return -1;
+    memset(c + w->ncache, 0, (n - w->ncache) * sizeof *c);
+    w->cache = c;
+    w->ncache = n;
+    return 0;
+}
+
+/* The table's entry, loaded from the database when not cached (the cache
+ * grows only for tables that exist).  NULL with e set: unknown table (404)
+ * or a storage error. */
 static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
 {
-    if (id <= 0 || id > INT64_MAX / 2) {
-        svc_error_set(e, 404, "unknown_table", "no table %lld",
-                      (long long)id);
-        return NULL;
-    }
-    if ((size_t)id >= w->ncache) {
-        size_t n = w->ncache ? w->ncache : 64;
-        while (n <= (size_t)id)
-            n *= 2;
-        entry **c = realloc(w->cache, n * sizeof *c);
-        if (!c) {
-            svc_error_set(e, 503, "out_of_memory", "out of memory");
-            return NULL;
-        }
-        memset(c + w->ncache, 0, (n - w->ncache) * sizeof *c);
-        w->cache = c;
-        w->ncache = n;
-    }
-    if (!w->cache[id]) {
+    if (id <= 0 || (size_t)id >= w->ncache || !w->cache[id]) {
         entry *en = calloc(1, sizeof *en);
         if (!en) {
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             return NULL;
         }
-        int found = svc_store_load(w->st, id, &en->p, &en->lines, e);
+        /* found: 1, 0 unknown, -1 storage error (e set) */
+        int found = id > 0 ? svc_store_load(w->st, id, &en->p, &en->lines, e)
+                           : 0;
+        if (found == 1 && (size_t)id >= w->ncache && grow(w, id)) {
+            svc_error_set(e, 503, "out_of_memory", "out of memory");
+            found = -1;
+        }
         if (found != 1) {
             free(en);
             if (found == 0)

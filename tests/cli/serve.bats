@@ -30,6 +30,7 @@ teardown() {
     run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
     [ "$status" -eq 1 ]
     [[ $output == *"readable or writable by others"* ]]
+    chmod 600 "$T/token"
     echo short >"$T/short"
     chmod 600 "$T/short"
     run "$F" serve --db="$DB" --token-file="$T/short" --listen=127.0.0.1:0
@@ -38,6 +39,17 @@ teardown() {
     [ ! -e "$DB" ]   # nothing created before the token is accepted
     run "$F" serve --db="$DB" --token-file="$T/token" --listen=nohost
     [ "$status" -eq 1 ]
+    # the database holds the seeds: owner-only, one service at a time
+    start_serve
+    [ "$(stat -c %a "$DB")" = 600 ]
+    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"in use by another fairshuf serve"* ]]
+    kill "$SPID"; wait "$SPID"; SPID=
+    chmod 644 "$DB"
+    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"readable or writable by others"* ]]
 }
 
 @test "a table's life: open, client seed, deals, rotate; the log checks honest; each deal is 'fair deal --format=tsv'" {
@@ -146,6 +158,9 @@ print(sqlite3.connect(sys.argv[1]).execute("select hex(server_seed) from tables 
     check 404 unknown_table POST /v1/tables/999/deals
     check 404 unknown_table POST /v1/tables/999/client-seed '{"client_seed":"z"}'
     check 404 unknown_table POST /v1/tables/999/rotate
+    check 404 unknown_table POST /v1/tables/999999999999999999/deals
+    check 404 unknown_table POST /v1/tables/0/deals
+    check 404 not_found POST /v1/tables/9999999999999999999/deals
     check 404 unknown_table GET /v1/tables/999
     check 404 unknown_table GET /v1/tables/999/log
     check 404 not_found GET /v1/nothing
