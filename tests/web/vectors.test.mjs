@@ -4,11 +4,10 @@
 // provably-fair row of docs/vectors.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { launch, open, verdictOf, check, PAGE_URL, ROOT, FS_BIN } from './browser.mjs';
+import { launch, open, verdictOf, check, PAGE_URL, ROOT } from './browser.mjs';
 
 const SPEC = readFileSync(join(ROOT, 'docs/provably-fair.md'), 'utf8');
 const VECTORS = readFileSync(join(ROOT, 'docs/vectors.md'), 'utf8');
@@ -130,49 +129,51 @@ for (const row of ROWS) {
   });
 }
 
-// docs/vectors.md, "Provably fair": each row is a `fairshuf fair …` command
-// and what it prints; the page must print (deal) or judge (check) the same.
-function fairRows() {
-  const rows = [];
-  for (const m of VECTORS.matchAll(/^\| `fairshuf (fair [^`]+)` \| (.+) \|$/gm)) {
-    const outs = [...m[2].matchAll(/`([^`]*)`/g)].map((x) => x[1]);
-    rows.push({ command: m[1], out: outs });
-  }
-  return rows;
-}
+// docs/vectors.md, "Provably fair": a table of deals (scheme, seeds, nonce,
+// table -> key and TSV) and a table of whole logs (records, the player's
+// input -> verdict, rule, line).
+const PF = section(VECTORS, 'Provably fair');
+const DEAL_ROWS = [...PF.matchAll(/^\| `(fairshuf-pf-\d)` \| `([0-9a-f]{64})` \| `(".*")` \| `(\d+)` \| `(\w+)` \| `(\d+)` \| `(\d+)` \| `([0-9a-f]{64})` \| `(.*)` \|$/gm)]
+  .map((m) => ({ scheme: m[1], seed: m[2], client: JSON.parse(m[3]), nonce: m[4], game: m[5],
+    players: Number(m[6]), decks: Number(m[7]), key: m[8], deal: m[9].replaceAll('\\t', '\t') }));
+const LOG_ROWS = [...PF.matchAll(/^\| ([^`|]+?) \| (.+) \| (-|`\{.*?\}`) \| `(\w+)` \| `([a-z-]+|-)` \| `(\d+|-)` \|$/gm)]
+  .map((m) => {
+    const player = m[3] === '-' ? {} : JSON.parse(m[3].slice(1, -1));
+    return { what: m[1], lines: m[2] === '(empty)' ? [] : m[2].split(' <br> ').map((c) => c.replace(/^`|`$/g, '')),
+      player: { commitment: player.commitment, clientSeed: player.client_seed,
+        deals: (player.deals || []).map(([n, tsv]) => `${n}\t${tsv}`) },
+      verdict: m[4], rule: m[5] === '-' ? null : m[5], line: m[6] === '-' ? 0 : Number(m[6]) };
+  });
 
-test('docs/vectors.md: every provably-fair row', async (t) => {
-  const rows = fairRows();
-  if (!rows.length) {
-    t.skip('docs/vectors.md has no provably-fair rows (yet); the spec\'s vectors above are checked');
-    return;
-  }
-  for (const row of rows) {
-    const opts = Object.fromEntries([...row.command.matchAll(/--([a-z-]+)(?:=(\S+))?/g)].map((x) => [x[1], x[2] ?? '']));
-    const sub = row.command.split(' ')[1];
-    // Run the row with the CLI too: the docs, the CLI and the page agree.
-    const cli = spawnSync(FS_BIN, row.command.split(' '), { encoding: 'utf8', cwd: dir });
-    if (sub === 'deal') {
-      assert.ok(opts.nonce !== undefined, row.command);
-      const seed = opts['server-seed'] || SEED;
-      const got = await page.evaluate(async (o) => {
-        const S = window.fairshufVerify.scheme;
-        const g = S.GAMES[o.game || 'doudizhu'];
-        const d = await S.deal(o.scheme || 'fairshuf-pf-2', S.hexToBytes(o.seed), o.game || 'doudizhu',
-          Number(o.players || g.players), Number(o.decks || g.decks), o['client-seed'] || '', o.nonce);
-        return d.tsv;
-      }, { ...opts, seed });
-      assert.equal(got.replaceAll('\t', '|'), row.out.join('\n').replaceAll('\t', '|').replaceAll(' | ', '|'), row.command);
-    } else if (sub === 'check') {
-      const q = new URLSearchParams();
-      for (const k of ['server-seed', 'commitment', 'client-seed', 'nonce', 'game', 'players', 'decks', 'deal', 'scheme'])
-        if (opts[k] !== undefined) q.set(k.replace('-', '_'), opts[k]);
-      await page.goto(`${PAGE_URL}?${q}`);
-      const v = await verdictOf(page);
-      assert.ok(row.out.join(' ').includes(v.verdict === 'honest' ? 'OK' : v.rule), `${row.command}: ${v.text}`);
-    } else {
-      t.diagnostic(`not a deal or a check: ${row.command}`);
-    }
-    void cli;
-  }
+test('docs/vectors.md has provably-fair rows (deals of every game, in both schemes, and logs)', () => {
+  assert.ok(DEAL_ROWS.length >= 14, `${DEAL_ROWS.length} deal rows`);
+  assert.deepEqual(new Set(DEAL_ROWS.map((r) => r.game)).size, 7);
+  assert.ok(LOG_ROWS.length >= 20, `${LOG_ROWS.length} log rows`);
 });
+
+test('docs/vectors.md: every provably-fair deal row (key and deal)', async () => {
+  const got = await page.evaluate(async (rows) => {
+    const S = window.fairshufVerify.scheme;
+    const out = [];
+    for (const r of rows) {
+      const d = await S.deal(r.scheme, S.hexToBytes(r.seed), r.game, r.players, r.decks, r.client, r.nonce);
+      out.push({ key: S.bytesToHex(d.key), deal: d.tsv });
+    }
+    return out;
+  }, DEAL_ROWS);
+  DEAL_ROWS.forEach((r, i) => assert.deepEqual(got[i], { key: r.key, deal: r.deal },
+    `${r.scheme} ${r.game} ${JSON.stringify(r.client)} ${r.nonce}`));
+});
+
+for (const row of LOG_ROWS) {
+  test(`docs/vectors.md log: ${row.what} -> ${row.verdict}${row.rule ? ` (${row.rule}, ${row.line})` : ''}`, async () => {
+    await page.goto(PAGE_URL);
+    await page.fill('#log', row.lines.map((l) => l + '\n').join(''));
+    await page.$eval('#mine', (d) => { d.open = true; });
+    await page.fill('#my-commitment', row.player.commitment || '');
+    await page.fill('#my-client-seed', row.player.clientSeed || '');
+    await page.fill('#my-deals', row.player.deals.join('\n'));
+    const v = await check(page, '#form-log button.go');
+    assert.deepEqual([v.verdict, v.rule, v.line], [row.verdict, row.rule, row.line], v.text);
+  });
+}
