@@ -59,7 +59,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -73,6 +73,8 @@ help:
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make python     build the Python package in place (python/)"
+	@echo "make web        the browser verifier page $(BUILD)/web/verify.html (npm ci, esbuild)"
+	@echo "make web-screenshots  docs/verify-desktop.png and docs/verify-phone.png"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
@@ -127,6 +129,26 @@ $(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
 	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
 	@touch $@
 
+# The browser verifier page (web/, docs/provably-fair.md "Verify in your
+# browser"): npm ci from web/package-lock.json into web/node_modules, then
+# esbuild bundles it into one self-contained HTML file.
+WEB_SRC  := web/build.mjs $(sort $(wildcard web/src/*))
+WEB_PAGE := $(BUILD)/web/verify.html
+web: $(WEB_PAGE)
+web/node_modules/.fairshuf-stamp: web/package.json web/package-lock.json
+	@echo "  NPM     web/node_modules (npm ci)"
+	@cd web && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+$(WEB_PAGE): $(WEB_SRC) web/node_modules/.fairshuf-stamp
+	@echo "  WEB     $@"
+	@node web/build.mjs $@
+# docs/verify-desktop.png and docs/verify-phone.png (Debian's chromium)
+web-screenshots: $(WEB_PAGE)
+	@BUILD=$(BUILD) node tests/web/screenshots.mjs
+# Opt-in: the browser tests catch each planted bug of tests/web/mutants.mjs
+web-mutants: $(WEB_PAGE) $(BUILD)/fairshuf
+	@BUILD=$(BUILD) node tests/web/mutants.mjs $(MUTANTS)
+
 # the load client of bench/serve.sh and tests/cli/serve.bats
 $(BUILD)/tests/serve-load: bench/serve_load.c
 	@mkdir -p $(dir $@)
@@ -138,7 +160,7 @@ $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@$(CC) -shared -fPIC -O2 -o $@ $<
 
 test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
-      $(BUILD)/tests/serve-load $(PY_EXT)
+      $(BUILD)/tests/serve-load $(PY_EXT) $(WEB_PAGE)
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build

@@ -33,9 +33,16 @@ test=(
     python3-pip       # tests that `pip install ./python` works offline
     python3-torch     # tests the PyTorch sampler with a real DataLoader
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
+    chromium          # the browser verifier page's tests (driven by playwright-core)
     curl              # fairshuf serve's tests (HTTP calls)
     nodejs            # fairshuf serve's Node client example (built-in fetch)
 )
+# Node.js and npm build the browser verifier page (make web: npm ci, esbuild)
+# and run its tests; any node >= 18 with npm will do, so Debian's are added
+# only when no node/npm is on PATH (a NodeSource nodejs bundles its own npm).
+web=()
+command -v node >/dev/null 2>&1 || web+=(nodejs)
+command -v npm >/dev/null 2>&1 || web+=(npm)
 
 # Only for `make CHACHA=openssl` / `make check-openssl`:
 openssl=(
@@ -44,7 +51,7 @@ openssl=(
 
 case "${1:-test}" in
 build) packages=("${build[@]}") ;;
-test) packages=("${build[@]}" "${test[@]}") ;;
+test) packages=("${build[@]}" "${test[@]}" "${web[@]}") ;;
 openssl) packages=("${openssl[@]}") ;;
 *) echo "usage: $0 [build|test|openssl]" >&2; exit 2 ;;
 esac

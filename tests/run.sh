@@ -46,6 +46,15 @@ for b in tests/cli/*.bats; do
     count "$name" "$log/$name" $?
 done
 
+# The browser verifier page's tests (node's test runner, TAP; Chromium).
+for w in tests/web/*.test.mjs; do
+    [ -e "$w" ] || continue
+    name=web-$(basename "$w" .test.mjs)
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    node --test --test-reporter=tap "$w" >"$log/$name" 2>&1
+    count "$name" "$log/$name" $?
+done
+
 # The Python package's tests (pytest), counted like the others.
 if [ -d python/tests ] && { [ -z "$filter" ] || [[ python == *$filter* ]]; }; then
     PYTHONPATH=$PWD/python ${PYTHON:-/usr/bin/python3} -m pytest -rA -q \

@@ -1,0 +1,61 @@
+// mutants.mjs -- the browser tests can fail: each mutant below plants one
+// small bug in a scratch copy of web/src, builds the page from it and runs
+// the test file that must catch it; a mutant that passes is a failure.
+// Opt-in (a minute or two): `make web-mutants`, or node tests/web/mutants.mjs [id,...]
+import { cpSync, mkdtempSync, readFileSync, writeFileSync, symlinkSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT, BUILD } from './browser.mjs';
+
+const MUTANTS = [
+  ['below-no-rejection', 'scheme.js', 'if ((m & MASK64) >= t) return m >> 64n;', 'return m >> 64n;', 'deals'],
+  ['below-modulo', 'scheme.js', 'if ((m & MASK64) >= t) return m >> 64n;', 'return words.next() % N;', 'deals'],
+  ['round-robin-as-blocks', 'scheme.js', 'cards.push(g.rr ? a[r * seats + s] : a[s * g.hand + r]);', 'cards.push(a[s * g.hand + r]);', 'deals'],
+  ['burn-ignored', 'scheme.js', '    pos += e.burn;\n', '', 'deals'],
+  ['key-without-nonce', 'scheme.js', "clientSeed, BigInt(nonce).toString()];", "clientSeed, ''];", 'deals'],
+  ['nonce-rule-off', 'check.js', 'if (rec.nonce !== period.due) {', 'if (rec.nonce < period.due) {', 'tamper'],
+  ['reveal-not-checked', 'check.js', 'if (S.bytesToHex(await S.sha256(seed)) !== p.commitment) {', 'if (false) {', 'tamper'],
+  ['client-seed-reuse-allowed', 'check.js', 'if (earlier && earlier !== period) {', 'if (false) {', 'tamper'],
+  ['empty-period-allowed', 'check.js', 'if (p.scheme === S.SCHEME_V2 && p.deals.length === 0)', 'if (false)', 'tamper'],
+  ['player-deals-ignored', 'check.js', '  for (const { nonce, tsv } of theirs) {', '  for (const { nonce, tsv } of []) {', 'tamper'],
+  ['unrevealed-is-honest', 'check.js', "const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);", "const INCONCLUSIVE = new Set(['empty-log']);", 'vectors'],
+  ['verdict-attribute-early', 'main.js', '  delete v.dataset.verdict;\n  v.replaceChildren(el(\'strong\', { class: \'word\', text: \'Checking…\' }));',
+    "  v.dataset.verdict = 'honest';\n  v.replaceChildren(el('strong', { class: 'word', text: 'Checking…' }));", 'page'],
+];
+
+const only = (process.argv[2] || '').split(',').filter(Boolean);
+let killed = 0, run = 0;
+for (const [id, file, from, to, tests] of MUTANTS) {
+  if (only.length && !only.includes(id)) continue;
+  run++;
+  const dir = mkdtempSync(join(tmpdir(), `fairshuf-web-mutant-${id}-`));
+  try {
+    cpSync(join(ROOT, 'web/src'), join(dir, 'web/src'), { recursive: true });
+    cpSync(join(ROOT, 'web/build.mjs'), join(dir, 'web/build.mjs'));
+    symlinkSync(join(ROOT, 'web/node_modules'), join(dir, 'web/node_modules'));
+    const path = join(dir, 'web/src', file);
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes(from)) throw new Error(`${id}: '${from}' is not in web/src/${file} (update the mutant)`);
+    writeFileSync(path, text.replace(from, to));
+    const out = join(dir, BUILD, 'web/verify.html');
+    mkdirSync(join(dir, BUILD), { recursive: true });
+    const b = spawnSync('node', [join(dir, 'web/build.mjs'), out], { encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`${id}: the page did not build: ${b.stderr}`);
+    // The tests of the tree, the page of the mutant, the CLI of the build.
+    symlinkSync(join(ROOT, BUILD, 'fairshuf'), join(dir, BUILD, 'fairshuf'));
+    cpSync(join(ROOT, 'tests/web'), join(dir, 'tests/web'), { recursive: true });
+    cpSync(join(ROOT, 'docs'), join(dir, 'docs'), { recursive: true });
+    const t = spawnSync('node', ['--test', '--test-reporter=tap', `tests/web/${tests}.test.mjs`],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, BUILD } });
+    const failed = (t.stdout.match(/^not ok /gm) || []).length;
+    if (t.status !== 0 && failed > 0) {
+      killed++;
+      console.log(`killed   ${id} (${failed} failing in ${tests})`);
+    } else console.log(`SURVIVED ${id}: tests/web/${tests}.test.mjs passed with it`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(`${killed} of ${run} mutants killed`);
+process.exit(killed === run ? 0 : 1);

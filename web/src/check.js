@@ -1,0 +1,483 @@
+// check.js -- the period rules of docs/provably-fair.md over a whole log, and
+// the player's own evidence (the commitment they saw, the client seed they
+// chose, the deals they were dealt).  Verdicts and rule slugs are those of
+// the spec: the FIRST broken rule is named with its 1-based log line.
+import * as S from './scheme.js';
+
+// ---- a strict JSON reader for one record -------------------------------
+// A record is one flat JSON object whose values are strings or non-negative
+// integers; each key once.  Integers stay decimal strings (a nonce may be
+// above 2^53).  Throws Error(why) on anything else.
+export function parseRecord(line) {
+  let i = 0;
+  const ws = () => { while (i < line.length && ' \t\n\r'.includes(line[i])) i++; };
+  const fail = (why) => { throw new Error(why); };
+  const str = () => {
+    if (line[i] !== '"') fail('a string was expected');
+    i++;
+    let out = '';
+    for (;;) {
+      if (i >= line.length) fail('an unterminated string');
+      const c = line[i++];
+      if (c === '"') break;
+      if (c === '\\') {
+        const e = line[i++];
+        const simple = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+        if (e in simple) out += simple[e];
+        else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(line.substr(i, 4))) {
+          out += String.fromCharCode(parseInt(line.substr(i, 4), 16));
+          i += 4;
+        } else fail('a bad escape in a string');
+      } else if (c < ' ') fail('a control character in a string');
+      else out += c;
+    }
+    return out;
+  };
+  ws();
+  if (line[i] !== '{') fail('not a JSON object');
+  i++;
+  const rec = Object.create(null);
+  ws();
+  if (line[i] === '}') i++;
+  else {
+    for (;;) {
+      ws();
+      const k = str();
+      if (k in rec) fail(`the key "${k}" twice`);
+      ws();
+      if (line[i] !== ':') fail("a ':' was expected");
+      i++;
+      ws();
+      if (line[i] === '"') rec[k] = { s: str() };
+      else {
+        const m = /^(0|[1-9][0-9]*)(?![0-9.eE+-])/.exec(line.slice(i));
+        if (!m) fail(`the value of "${k}" is neither a string nor a non-negative integer`);
+        rec[k] = { n: m[1] };
+        i += m[1].length;
+      }
+      ws();
+      if (line[i] === ',') { i++; continue; }
+      if (line[i] === '}') { i++; break; }
+      fail("a ',' or '}' was expected");
+    }
+  }
+  ws();
+  if (i !== line.length) fail('text after the object');
+  return rec;
+}
+
+// The keys of each record, by scheme and event.
+const KEYS = {
+  'fairshuf-pf-1': {
+    commit: ['commitment'],
+    deal: ['nonce', 'client_seed', 'game', 'players', 'decks', 'deal'],
+    reveal: ['server_seed'],
+  },
+  'fairshuf-pf-2': {
+    commit: ['commitment', 'game', 'players', 'decks'],
+    client_seed: ['client_seed'],
+    deal: ['nonce', 'client_seed', 'game', 'players', 'decks', 'deal'],
+    reveal: ['server_seed'],
+  },
+};
+const NUMERIC = new Set(['nonce', 'players', 'decks']);
+const U64_MAX = (1n << 64n) - 1n;
+
+// Why a client seed breaks the scheme's rule, or null.
+export function clientSeedError(seed, scheme) {
+  if (seed.includes('\0')) return 'the client seed holds a NUL byte';
+  if (!seed.isWellFormed ? /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(seed)
+    : !seed.isWellFormed())
+    return 'the client seed is not valid UTF-8';
+  const len = S.utf8(seed).length;
+  if (len > S.CLIENT_SEED_MAX) return `the client seed is ${len} bytes (at most ${S.CLIENT_SEED_MAX})`;
+  if (scheme === S.SCHEME_V2) {
+    if (len === 0) return 'the client seed is empty';
+    if (/[\x00-\x1f\x7f]/.test(seed)) return 'the client seed holds a control character';
+  }
+  return null;
+}
+
+// One line to a typed record {scheme, event, ...}, or throws Error(why).
+export function readRecord(line) {
+  const raw = parseRecord(line);
+  const scheme = raw.scheme && raw.scheme.s;
+  if (scheme === undefined) throw new Error('no "scheme"');
+  if (!KEYS[scheme]) throw new Error(`scheme '${scheme}' is not one this page verifies`);
+  const event = raw.event && raw.event.s;
+  const keys = KEYS[scheme][event];
+  if (!keys) throw new Error(`'${event}' is not an event of ${scheme}`);
+  const want = new Set(['scheme', 'event', ...keys]);
+  for (const k of Object.keys(raw)) if (!want.has(k)) throw new Error(`an unknown key "${k}"`);
+  const rec = { scheme, event };
+  for (const k of keys) {
+    if (!(k in raw)) throw new Error(`no "${k}"`);
+    const v = raw[k];
+    if (NUMERIC.has(k)) {
+      if (v.n === undefined) throw new Error(`"${k}" is not a number`);
+      const n = BigInt(v.n);
+      if (n > U64_MAX) throw new Error(`"${k}" is above 2^64-1`);
+      rec[k] = k === 'nonce' ? n : Number(n);
+    } else {
+      if (v.s === undefined) throw new Error(`"${k}" is not a string`);
+      rec[k] = v.s;
+    }
+  }
+  for (const k of ['commitment', 'server_seed'])
+    if (k in rec && !/^[0-9a-f]{64}$/.test(rec[k])) throw new Error(`"${k}" is not 64 lower-case hex digits`);
+  if ('game' in rec) {
+    const why = S.tableError(rec.game, rec.players, rec.decks);
+    if (why) throw new Error(why);
+  }
+  if ('client_seed' in rec) {
+    const why = clientSeedError(rec.client_seed, scheme);
+    if (why) throw new Error(why);
+  }
+  if ('deal' in rec) {
+    const why = S.tsvError(rec.deal, rec.game, rec.players);
+    if (why) throw new Error(`the deal is not a deal of ${rec.game} for ${rec.players} players: ${why}`);
+    if (rec.nonce === U64_MAX) throw new Error('nonce out of range');
+  }
+  return rec;
+}
+
+// ---- the check ----------------------------------------------------------
+// The rules, in the order that breaks ties on one line (docs/provably-fair.md).
+export const RULES = ['malformed', 'order', 'recommitted', 'client-seed-reused',
+  'client-seed-changed', 'table-changed', 'nonce', 'bad-reveal', 'empty-period', 'bad-deal',
+  'client-seed-mismatch', 'deal-differs', 'commitment-not-found', 'deal-missing',
+  'unrevealed', 'empty-log'];
+const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);
+
+// The first broken rule: a dishonest finding before an inconclusive one,
+// then the smallest line (0, the log as a whole, after every line), then
+// the order above.
+function firstOf(findings) {
+  const key = (f) => [INCONCLUSIVE.has(f.rule) ? 1 : 0, f.line || Infinity, RULES.indexOf(f.rule)];
+  let best = null;
+  for (const f of findings) {
+    if (!best) { best = f; continue; }
+    const a = key(f);
+    const b = key(best);
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) { if (a[i] < b[i]) best = f; break; }
+  }
+  return best;
+}
+
+// checkLog(text, {commitment, clientSeed, deals}) ->
+//   {verdict, rule, line, message, findings[], periods[], deals[], checked}
+// findings: {rule, line, message} in the order found (log rules by line,
+// then the player's).  periods: {index, scheme, firstLine, lastLine,
+// commitment, game, players, decks, clientSeed, revealed, verdict, rule, deals[]}.
+// deals: {line, nonce, rec, verdict, rule, parts, computed}.
+export async function checkLog(text, player = {}) {
+  const findings = [];
+  const add = (rule, line, message, owner) => {
+    findings.push({ rule, line, message });
+    if (owner && !owner.rule) { owner.rule = rule; owner.line = line; }
+  };
+  const lines = text.split('\n');
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const periods = [];
+  const allDeals = [];
+  const result = { findings, periods, deals: allDeals, lines: lines.length, stopped: 0 };
+  const commitments = new Map();  // commitment -> period
+  const clientSeeds = new Map();  // client seed -> period
+  let period = null;              // the open period (commit seen, no reveal)
+  const open = (no, rec) => {
+    period = { index: periods.length + 1, scheme: rec.scheme, firstLine: no, lastLine: no,
+      commitment: rec.commitment, game: rec.game, players: rec.players, decks: rec.decks,
+      clientSeed: undefined, revealed: false, serverSeed: null, deals: [], due: 0n, rule: null };
+    periods.push(period);
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const no = k + 1;
+    let rec;
+    try {
+      rec = readRecord(lines[k]);
+    } catch (e) {
+      // A line that is not a record stops the check: what follows cannot
+      // be placed in a period.
+      add('malformed', no, `line ${no}: ${e.message}`, period);
+      result.stopped = no;
+      break;
+    }
+    if (period) period.lastLine = no;
+    if (period && rec.event !== 'commit' && rec.scheme !== period.scheme) {
+      add('malformed', no, `line ${no}: a ${rec.scheme} record in a ${period.scheme} period ` +
+        '(one scheme per period)', period);
+      result.stopped = no;
+      break;
+    }
+    if (rec.event === 'commit') {
+      if (period) {
+        add('order', no, `line ${no}: a commitment before the previous period's reveal`, period);
+      }
+      const earlier = commitments.get(rec.commitment);
+      open(no, rec);
+      if (earlier)
+        add('recommitted', no, `line ${no}: commitment ${rec.commitment.slice(0, 12)}… was already ` +
+          `committed on line ${earlier.firstLine}${earlier.revealed ? ' and revealed' : ''}`, period);
+      else commitments.set(rec.commitment, period);
+    } else if (rec.event === 'client_seed') {
+      if (!period) { add('order', no, `line ${no}: a client seed outside a period`); continue; }
+      if (period.clientSeed !== undefined) {
+        add('order', no, `line ${no}: a second client seed in the period`, period);
+        continue;
+      }
+      period.clientSeed = rec.client_seed;
+      period.clientLine = no;
+      reuse(no, rec.client_seed);
+    } else if (rec.event === 'deal') {
+      if (!period) { add('order', no, `line ${no}: a deal outside a period`); continue; }
+      if (period.scheme === S.SCHEME_V2 && period.clientSeed === undefined) {
+        add('order', no, `line ${no}: a deal before the period's client seed`, period);
+        continue;
+      }
+      const d = { line: no, nonce: rec.nonce, rec, period, verdict: null, rule: null };
+      period.deals.push(d);
+      allDeals.push(d);
+      if (period.scheme !== S.SCHEME_V2 && period.deals.length === 1) {
+        // v1: the first deal fixes the client seed and the table.
+        period.clientSeed = rec.client_seed;
+        period.clientLine = no;
+        period.game = rec.game;
+        period.players = rec.players;
+        period.decks = rec.decks;
+        reuse(no, rec.client_seed, d);
+      }
+      if (period.clientSeed !== undefined && rec.client_seed !== period.clientSeed) {
+        add('client-seed-changed', no, `line ${no}: nonce ${rec.nonce} uses client seed ` +
+          `${JSON.stringify(rec.client_seed)}, the period's is ${JSON.stringify(period.clientSeed)}`, period);
+        markDeal(d, 'client-seed-changed', no);
+      }
+      if (rec.game !== period.game || rec.players !== period.players || rec.decks !== period.decks) {
+        add('table-changed', no, `line ${no}: ${rec.game} ${rec.players} players ${rec.decks} decks ` +
+          `in a period of ${period.game} ${period.players} players ${period.decks} decks`, period);
+        markDeal(d, 'table-changed', no);
+      }
+      if (rec.nonce !== period.due) {
+        add('nonce', no, `line ${no}: nonce ${rec.nonce} where ${period.due} is due`, period);
+        markDeal(d, 'nonce', no);
+      }
+      period.due = rec.nonce + 1n;
+    } else if (rec.event === 'reveal') {
+      if (!period) { add('order', no, `line ${no}: a reveal outside a period`); continue; }
+      const p = period;
+      period = null;
+      p.revealed = true;
+      p.revealLine = no;
+      p.serverSeed = rec.server_seed;
+      const seed = S.hexToBytes(rec.server_seed);
+      if (S.bytesToHex(await S.sha256(seed)) !== p.commitment) {
+        add('bad-reveal', no, `line ${no}: SHA-256 of the server seed is not the period's ` +
+          `commitment ${p.commitment.slice(0, 12)}…`, p);
+        for (const d of p.deals) markDeal(d, 'bad-reveal', no);
+      } else {
+        if (p.scheme === S.SCHEME_V2 && p.deals.length === 0)
+          add('empty-period', no, `line ${no}: period ${p.index} (committed on line ${p.firstLine}) ` +
+            'was revealed with no deal: a server that rotates before dealing can choose its seed', p);
+        for (const d of p.deals) {
+          const r = d.rec;
+          d.computed = await S.deal(p.scheme, seed, r.game, r.players, r.decks, r.client_seed, r.nonce);
+          if (d.computed.tsv !== r.deal) {
+            add('bad-deal', d.line, `line ${d.line}: nonce ${r.nonce} is not the deal the seeds give` +
+              ` (${firstDifference(r.deal, d.computed.tsv, r.game, r.players)})`, p);
+            markDeal(d, 'bad-deal', d.line);
+          } else if (!d.verdict) d.verdict = 'honest';
+        }
+      }
+    }
+  }
+  function reuse(no, seed, d) {
+    const earlier = clientSeeds.get(seed);
+    if (earlier && earlier !== period) {
+      add('client-seed-reused', no, `line ${no}: client seed ${JSON.stringify(seed)} was already used ` +
+        `in period ${earlier.index} (line ${earlier.firstLine})`, period);
+      if (d) markDeal(d, 'client-seed-reused', no);
+    } else clientSeeds.set(seed, period);
+  }
+  for (const p of periods) {
+    for (const d of p.deals) if (!d.verdict) d.verdict = p.revealed ? 'dishonest' : 'inconclusive';
+    p.verdict = p.rule ? 'dishonest' : p.revealed ? 'honest' : p.deals.length ? 'inconclusive' : 'waiting';
+  }
+  if (!result.stopped) {
+    playerChecks(result, player, add);
+    const lastP = periods[periods.length - 1];
+    if (lastP && !lastP.revealed && lastP.deals.length)
+      add('unrevealed', lastP.firstLine, `period ${lastP.index} (committed on line ${lastP.firstLine}) ` +
+        `is not revealed yet: its ${lastP.deals.length} deal${lastP.deals.length === 1 ? ' is' : 's are'} ` +
+        'not checked');
+    if (allDeals.length === 0) add('empty-log', 0, 'the log has no deal: nothing was checked');
+  }
+  return summarise(result);
+}
+
+function markDeal(d, rule, line) {
+  if (!d.rule) { d.rule = rule; d.ruleLine = line; }
+  d.verdict = 'dishonest';
+}
+
+// The player's own evidence against the log.
+function playerChecks(result, player, add) {
+  const { periods } = result;
+  let target = null;
+  const commitment = (player.commitment || '').trim().toLowerCase();
+  const seed = player.clientSeed === '' ? undefined : player.clientSeed;
+  const theirs = seenDeals(player.deals || []);
+  if (commitment) {
+    target = periods.find((p) => p.commitment === commitment) || null;
+    if (!target) {
+      add('commitment-not-found', 0, `no period of the log has your commitment ${commitment.slice(0, 16)}…`);
+      return;
+    }
+  } else if (seed !== undefined) {
+    target = periods.find((p) => p.clientSeed === seed) || null;
+    if (!target) {
+      add('client-seed-mismatch', 0, `no period of the log has your client seed ${JSON.stringify(seed)}`);
+      return;
+    }
+  } else target = periods[periods.length - 1] || null;
+  if (!target) {
+    if (theirs.length)
+      add('deal-missing', 0, `the log has no period: your deal at nonce ${theirs[0].nonce} is not in it`);
+    return;
+  }
+  if (seed !== undefined && target.clientSeed !== seed) {
+    if (target.clientSeed !== undefined)
+      add('client-seed-mismatch', target.clientLine, `line ${target.clientLine}: period ${target.index} ` +
+        `(committed on line ${target.firstLine}) uses the client seed ${JSON.stringify(target.clientSeed)}, ` +
+        `not yours (${JSON.stringify(seed)})`);
+    else
+      add('client-seed-mismatch', target.firstLine, `line ${target.firstLine}: period ${target.index} ` +
+        `has no client seed, not yours (${JSON.stringify(seed)})`);
+  }
+  if (!theirs.length) return;
+  result.playerPeriod = target;
+  result.playerDeals = [];
+  for (const { nonce, tsv } of theirs) {
+    const d = target.deals.find((x) => x.nonce === nonce);
+    const mine = { nonce, tsv, logDeal: d || null, verdict: 'same' };
+    result.playerDeals.push(mine);
+    if (!d) {
+      mine.verdict = 'deal-missing';
+      add('deal-missing', 0, `your deal at nonce ${nonce} is not in period ${target.index} ` +
+        `(committed on line ${target.firstLine})`);
+    } else if (d.rec.deal !== tsv) {
+      mine.verdict = 'deal-differs';
+      add('deal-differs', d.line, `line ${d.line}: the log's deal at nonce ${nonce} is not the one you saw ` +
+        `(${firstDifference(tsv, d.rec.deal, d.rec.game, d.rec.players)})`);
+      if (!d.rule) { d.rule = 'deal-differs'; d.verdict = 'dishonest'; }
+    }
+  }
+}
+
+// The deals the player saw: one per line, as `fair deal --format=tsv`
+// prints them; a line may start with its nonce and a tab ("7<TAB>…": a card
+// or tile code is never all digits), else the lines are nonces 0, 1, 2, ….
+export function seenDeals(lines) {
+  const out = [];
+  let next = 0n;
+  for (const raw of lines) {
+    const line = raw.replace(/\r?\n$/, '').replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const m = /^(0|[1-9][0-9]*)\t(.*)$/s.exec(line);
+    const nonce = m ? BigInt(m[1]) : next;
+    out.push({ nonce, tsv: m ? m[2] : line });
+    next = nonce + 1n;
+  }
+  return out;
+}
+
+function summarise(r) {
+  const first = firstOf(r.findings);
+  const checked = r.deals.filter((d) => d.computed).length;
+  if (!first)
+    return { ...r, verdict: 'honest', rule: null, line: 0, checked,
+      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed` };
+  return { ...r, verdict: INCONCLUSIVE.has(first.rule) ? 'inconclusive' : 'dishonest',
+    rule: first.rule, line: first.line, message: first.message, checked };
+}
+
+// Where two TSV deals first differ, in words.
+export function firstDifference(claim, truth, game, players) {
+  const a = S.partsOfTsv(claim, game, players);
+  const b = S.partsOfTsv(truth, game, players);
+  if (a.length !== b.length) return `${a.length} parts where the deal has ${b.length}`;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i].cards;
+    const y = b[i].cards;
+    for (let j = 0; j < Math.max(x.length, y.length); j++)
+      if (x[j] !== y[j])
+        return `${b[i].en}, card ${j + 1}: ${x[j] ?? 'none'} where the deal has ${y[j] ?? 'none'}`;
+  }
+  return 'the same cards';
+}
+
+// ---- one deal from its parts -------------------------------------------
+// q: {server_seed, commitment, client_seed, nonce, game, players, decks,
+//     deal, scheme}; every value a string as typed (or missing).
+export async function checkOne(q) {
+  const out = { mode: 'one', findings: [] };
+  const bad = (rule, message) => {
+    out.findings.push({ rule, line: 0, message });
+    return Object.assign(out, { verdict: 'dishonest', rule, line: 0, message });
+  };
+  const scheme = q.scheme || S.SCHEME_V2;
+  if (!S.SCHEMES.includes(scheme)) return bad('malformed', `scheme '${scheme}' is not one this page verifies`);
+  const game = q.game || 'doudizhu';
+  const g = S.GAMES[game];
+  if (!g) return bad('malformed', `unknown game '${game}'`);
+  const int = (v, dflt, what) => {
+    if (v === undefined || v === null || v === '') return dflt;
+    if (!/^(0|[1-9][0-9]*)$/.test(v)) throw new Error(`${what} '${v}' is not a non-negative integer`);
+    return v;
+  };
+  let players, decks, nonce;
+  try {
+    players = Number(int(q.players, g.players, 'players'));
+    decks = Number(int(q.decks, g.decks, 'decks'));
+    nonce = BigInt(int(q.nonce, undefined, 'nonce') ?? NaN);
+  } catch (e) {
+    return bad('malformed', e instanceof RangeError || e instanceof SyntaxError ? 'no nonce given' : e.message);
+  }
+  if (nonce > U64_MAX) return bad('malformed', 'the nonce is above 2^64-1');
+  const why = S.tableError(game, players, decks);
+  if (why) return bad('malformed', why);
+  const clientSeed = q.client_seed ?? '';
+  const seedWhy = clientSeedError(clientSeed, scheme);
+  if (seedWhy) return bad('malformed', seedWhy);
+  const commitment = (q.commitment || '').toLowerCase();
+  if (commitment && !/^[0-9a-f]{64}$/.test(commitment))
+    return bad('malformed', 'the commitment is not 64 hex digits');
+  Object.assign(out, { scheme, game, players, decks, nonce, clientSeed, commitment });
+  const claim = q.deal || '';
+  if (claim) {
+    const tw = S.tsvError(claim, game, players);
+    if (tw) return bad('malformed', `the deal: ${tw}`);
+    out.claim = claim;
+  }
+  const seedHex = (q.server_seed || '').toLowerCase();
+  if (!seedHex) {
+    return Object.assign(out, { verdict: 'inconclusive', rule: 'unrevealed', line: 0,
+      message: 'the server seed is not revealed yet: nothing can be checked until it is' });
+  }
+  if (!/^[0-9a-f]{64}$/.test(seedHex)) return bad('malformed', 'the server seed is not 64 hex digits');
+  const seed = S.hexToBytes(seedHex);
+  out.serverSeed = seedHex;
+  out.computedCommitment = S.bytesToHex(await S.sha256(seed));
+  out.computed = await S.deal(scheme, seed, game, players, decks, clientSeed, nonce);
+  if (!commitment)
+    return Object.assign(out, { verdict: 'inconclusive', rule: null, line: 0,
+      message: 'no commitment given: the hands below are the seeds\' deal, but nothing ' +
+        'shows the seed was fixed before play' });
+  if (out.computedCommitment !== commitment)
+    return bad('bad-reveal', `SHA-256 of the server seed is ${out.computedCommitment.slice(0, 12)}…, ` +
+      `not the commitment ${commitment.slice(0, 12)}…`);
+  if (claim && claim !== out.computed.tsv)
+    return bad('bad-deal', `the deal is not the one the seeds give ` +
+      `(${firstDifference(claim, out.computed.tsv, game, players)})`);
+  return Object.assign(out, { verdict: 'honest', rule: null, line: 0,
+    message: claim ? 'the seed matches the commitment and the deal is the one the seeds give'
+      : 'the seed matches the commitment; the hands below are the ones the seeds give' });
+}
