@@ -262,6 +262,9 @@ install: all
 	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfairshuf.so
 	install -m 755 $(BUILD)/fairshuf $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	# The verifier page, where `fairshuf serve` looks for it (built by `make web`).
+	if test -f $(WEB_PAGE); then install -d $(DESTDIR)$(PREFIX)/share/fairshuf/web && \
+	    install -m 644 $(WEB_PAGE) $(DESTDIR)$(PREFIX)/share/fairshuf/web/; fi
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@REQUIRES@|$(PKGS)|g' \
 	    scripts/fairshuf.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc
@@ -276,7 +279,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/fairshuf.h $(DESTDIR)$(PREFIX)/lib/libfairshuf.* \
 	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/fairshuf*.1
-	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
+	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf \
+	    $(DESTDIR)$(PREFIX)/share/fairshuf
 
 clean:
 	rm -rf build build-san build-clang build-tsan build-openssl
