@@ -56,3 +56,102 @@ assert len(n) == 1, n' out || { echo "$args"; return 1; } ;;
         esac
     done
 }
+
+@test "verdict: a 1% single-cell bias at 100,000 trials is BIASED, by max-cell" {
+    python3 "$BATS_TEST_DIRNAME/onecell.py" 6 100000 0.01 2 > oc
+    run "$FS" verify --input=oc --format=json
+    [ "$status" -eq 3 ]
+    echo "$output" > v.json
+    python3 - v.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+t = {x["test"]: x for x in r["tests"]}
+assert r["verdict"] == "biased"
+assert t["max-cell"]["rejected"] and t["max-cell"]["worst"][0]["cell"] == "element 0 at position 0"
+assert t["max-cell"]["df"] == 36 # the number of cells corrected for
+assert not t["position"]["rejected"] # the chi-square alone misses it
+assert r["where"].startswith("oc n=6 max-cell: element 0 at position 0")
+PY
+    # every seed of the same bias: max-cell rejects
+    for s in 1 3 4; do
+        python3 "$BATS_TEST_DIRNAME/onecell.py" 6 100000 0.01 $s > oc
+        "$FS" verify --input=oc --test=max-cell > /dev/null && { echo "seed $s passed"; return 1; }
+    done
+    true
+}
+
+@test "verdict: negative controls: fair input and fair algorithms pass max-cell at fixed seeds" {
+    for s in 1 2 3; do
+        python3 "$BATS_TEST_DIRNAME/onecell.py" 6 100000 0 $s > f
+        run "$FS" verify --input=f
+        [ "$status" -eq 0 ] || { echo "fair input, seed $s: $output"; return 1; }
+    done
+    for a in durstenfeld fisher-yates; do
+        for n in 6 20; do
+            run "$FS" verify -a $a -N $n --trials=100000 --test=max-cell --seed=trust
+            [ "$status" -eq 0 ] || { echo "$a n=$n: $output"; return 1; }
+        done
+    done
+    run "$FS" verify -a sattolo -N 7 --trials=50000 --test=max-cell --seed=trust
+    [ "$status" -eq 0 ]
+}
+
+@test "verdict: every verdict states what this trial count can and cannot see" {
+    run "$FS" verify -a durstenfeld -N 6 --trials=100000
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"power: at 100000 trials (n=6) a one-cell bias under 0.76%"*"1% needs 58123 trials"* ]]
+    while IFS= read -r l; do [ "${#l}" -le 100 ] || { echo "too wide: $l"; return 1; }; done <<< "$output"
+    run "$FS" verify -a durstenfeld -N 6 --trials=100000 --bias=0.5
+    [[ "$output" == *"0.5% needs 232492 trials"* ]]
+    run "$FS" verify -a durstenfeld -N 6 --bias=0
+    [ "$status" -eq 2 ]
+    run "$FS" verify -a durstenfeld -N 6 --trials=100000 --format=json
+    echo "$output" > v.json
+    python3 - v.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["power"]
+assert p["n"] == 6 and p["trials"] == 100000 and p["stated_bias"] == 0.01
+assert abs(p["detectable_bias"] - 0.0076) < 0.0001 and p["trials_needed"] == 58123
+PY
+    # and the stated figure holds: at 58123 trials the 1% bias is seen
+    python3 "$BATS_TEST_DIRNAME/onecell.py" 6 58123 0.01 7 > oc
+    run "$FS" verify --input=oc
+    [ "$status" -eq 3 ]
+}
+
+@test "verdict: a generator that cannot reach most orders fails (exit 3, own wording)" {
+    run "$FS" verify -N 52 --rng=delphi -a durstenfeld --trials=2000
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"verdict: durstenfeld: FAILS (unreachable orders); the tests alone say fair"* ]]
+    [[ "$output" == *"UNREACHABLE ORDERS: delphi (32-bit seed) can produce at most 2^32 of the 2^225.6"* ]]
+    run "$FS" verify -N 52 --rng=delphi -a durstenfeld --trials=2000 --format=json
+    [ "$status" -eq 3 ]
+    [[ "$output" == *'"unreachable":"UNREACHABLE ORDERS: delphi'* ]]
+    # controls: enough seed bits (mt19937 at 12 cards: 32 >= 28.8), and
+    # the cryptographic default at 52 cards, pass
+    run "$FS" verify -N 12 --rng=mt19937 -a durstenfeld --trials=20000
+    [ "$status" -eq 0 ]
+    run "$FS" verify -N 52 -a durstenfeld --trials=2000
+    [ "$status" -eq 0 ] && [[ "$output" != *UNREACHABLE* ]]
+}
+
+@test "verdict: the HTML report and JSON carry the 'where the bias is' line" {
+    run "$FS" verify -a asf-1999 -N 6 --trials=20000 --report=r.html --format=json
+    [ "$status" -eq 3 ]
+    echo "$output" > v.json
+    where=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["where"])' v.json)
+    [[ "$where" == "asf-1999 n=6 "* ]]
+    python3 - r.html "$where" <<'PY'
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+lis = [li for ul in d.getElementsByTagName("ul") if ul.getAttribute("class") == "where"
+       for li in ul.getElementsByTagName("li")]
+assert [li.firstChild.data for li in lis] == [sys.argv[2]], lis
+assert any(p.getAttribute("class") == "power" for p in d.getElementsByTagName("p"))
+PY
+    # a fair run has no where line
+    run "$FS" verify -a durstenfeld -N 6 --trials=20000 --format=json
+    [[ "$output" == *'"where":null'* ]]
+}
