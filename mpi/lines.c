@@ -232,11 +232,16 @@ static int over_budget(run *r, uint64_t need, const char *what)
 {
     if (r->c->memory == 0 || need <= r->c->memory)
         return 0;
+    /* in KiB only when --memory is whole KiB ("--memory=0 KiB" for
+     * --memory=1 misled) */
+    int kib = r->c->memory >= 1024 && r->c->memory % 1024 == 0;
     fail(r, FS_ENOMEM,
-         "%s needs about %llu KiB, more than --memory=%llu KiB: use more "
+         "%s needs about %llu %s, more than --memory=%llu %s: use more "
          "ranks or a larger --memory",
-         what, (unsigned long long)(need >> 10),
-         (unsigned long long)(r->c->memory >> 10));
+         what, (unsigned long long)(kib ? (need + 1023) >> 10 : need),
+         kib ? "KiB" : "bytes",
+         (unsigned long long)(kib ? r->c->memory >> 10 : r->c->memory),
+         kib ? "KiB" : "bytes");
     return 1;
 }
 

@@ -167,7 +167,7 @@ static int parse(int argc, char **argv, opts *o)
             return -1;
         case '?':
             if (optopt)
-                return usage_error("invalid option -- '%c'",
+                return usage_error("invalid option -- '%s'",
                                    (const char[]){(char)optopt, 0});
             return usage_error("unrecognized option '%s'", argv[optind - 1]);
         default: /* ':' */

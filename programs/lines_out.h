@@ -35,9 +35,10 @@ void lines_out_put(lines_out *o, const void *p, size_t n);
 void lines_out_num(lines_out *o, uint64_t v); /* v and the delimiter */
 void lines_out_flush(lines_out *o);
 
-/* A write failure with bytes_so_far handed to write() in all: GNU's
- * messages ("write error: why", and "write error" again past the first
- * stdio buffer), then exit 1 (the new file removed). */
+/* A write failure with bytes_so_far handed to write() in all: one
+ * message, "write error: why" (GNU says "write error" a second time past
+ * its first stdio buffer; fairshuf does not), then exit 1 (the new file
+ * removed). */
 _Noreturn void lines_out_failed(lines_out *o, uint64_t bytes_so_far, int err);
 
 /* Success: flushes, and for -o FILE syncs and renames the new file over

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fairshuf.h"
+#include "json.h"
 #include "pending.h"
 #include "svg.h"
 
@@ -50,6 +51,16 @@ int svg_close(FILE *f, fs__outfile *o)
 void svg_esc(FILE *f, const char *s)
 {
     for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80) {
+            size_t k = utf8_valid_len(s);
+            if (k == 0) {
+                fputs("\xef\xbf\xbd", f); /* U+FFFD for a stray byte */
+            } else {
+                fwrite(s, 1, k, f);
+                s += k - 1;
+            }
+            continue;
+        }
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;

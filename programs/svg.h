@@ -17,7 +17,8 @@ FILE *svg_open(const char *path, fs__outfile *o);
  * file removed, path as it was). */
 int svg_close(FILE *f, fs__outfile *o);
 
-/* s with < > & " escaped and control characters (but \n, \t) dropped. */
+/* s with < > & " escaped, control characters (but \n, \t) dropped and a
+ * byte that is not valid UTF-8 written as U+FFFD: valid XML text. */
 void svg_esc(FILE *f, const char *s);
 /* <svg> of w x h with a <title> and a white background; xml_decl: also
  * the <?xml?> line (a standalone file, not inline in HTML). */

@@ -324,6 +324,9 @@ static void parse(vconfig *cf, int argc, char **argv)
             cf->have_n = 1;
             break;
         case 'c':
+            if (optarg[0] == '-') /* not "0 or more": 0 is refused too */
+                cli_die(CLI_USAGE, "invalid trial count: '%s': must be at "
+                                   "least 1", optarg);
             cf->trials = cli_u64_or_die("trial count", optarg);
             cf->have_trials = 1;
             break;
@@ -405,7 +408,7 @@ static void parse(vconfig *cf, int argc, char **argv)
         cli_die(CLI_USAGE, "invalid size: '%llu': must be 2..100000",
                 (unsigned long long)cf->n);
     if (!cf->input && cf->trials == 0)
-        cli_die(CLI_USAGE, "invalid trial count: must be at least 1");
+        cli_die(CLI_USAGE, "invalid trial count: '0': must be at least 1");
     if (cf->color < 0)
         cf->color = isatty(1);
     cf->rinfo = fs_rng_find(cf->rng_name ? cf->rng_name : "chacha20");

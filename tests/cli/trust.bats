@@ -155,3 +155,51 @@ PY
     run "$FS" verify -a durstenfeld -N 6 --trials=20000 --format=json
     [[ "$output" == *'"where":null'* ]]
 }
+
+@test "lows: messages say the minimum, the reason, once" {
+    seq 1000 > s
+    run "$FS" lines --memory=1K s
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: invalid memory size: '1K': the minimum is 4K (4096 bytes)" ]
+    run "$FS" verify --trials=-1
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: invalid trial count: '-1': must be at least 1" ]
+    run "$FS" verify --trials=0
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: invalid trial count: '0': must be at least 1" ]
+    seq 100000 > big
+    run bash -c '"$0" lines big > /dev/full' "$FS"
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: write error: No space left on device" ] # once
+    run "$FS" verify -a durstenfeld -N 3 --trials=100 --svg=/nonexistent/x.svg
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: /nonexistent/x.svg: cannot write SVG: No such file or directory" ]
+}
+
+@test "lows: fairshuf-mpi names a bad option and a tiny --memory in bytes" {
+    MPI_BIN="$(dirname "$FS")/fairshuf-mpi"
+    [ -x "$MPI_BIN" ]
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+    run "$MPI_BIN" array -5
+    [ "$status" -eq 2 ]
+    [[ "$output" == "fairshuf-mpi: invalid option -- '5'"* ]]
+    seq 100 > s
+    run mpirun -np 1 "$MPI_BIN" lines --memory=1 -o o.%d s
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"more than --memory=1 bytes"* ]]
+}
+
+@test "lows: control characters and invalid UTF-8 in a file name: valid XHTML, SVG and JSON" {
+    name=$(printf 'bad\001\377\351name \342\202\254')
+    python3 "$BATS_TEST_DIRNAME/onecell.py" 4 2000 0 1 > "$name"
+    "$FS" verify --input="$name" --format=json --report=r.html --svg=r.svg > v.json
+    python3 - <<'PY'
+import json, xml.dom.minidom as m
+d = json.load(open("v.json", encoding="utf-8"))
+assert d["runs"][0]["algorithm"] == "bad\x01\ufffd\ufffdname \u20ac", d["runs"][0]["algorithm"]
+for f in ("r.html", "r.svg"):
+    m.parse(f)
+assert "bad\ufffd\ufffdname \u20ac" in open("r.html", encoding="utf-8").read()
+PY
+}
