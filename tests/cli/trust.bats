@@ -203,3 +203,23 @@ for f in ("r.html", "r.svg"):
 assert "bad\ufffd\ufffdname \u20ac" in open("r.html", encoding="utf-8").read()
 PY
 }
+
+@test "lines -r --random-source running dry: the lines drawn so far, as GNU shuf" {
+    [ -x /usr/bin/shuf ]
+    seq 100 > s
+    for size in 3 10 33; do
+        head -c $size /dev/zero | tr '\0' '\345' > rs
+        for a in "-r -n 100 -e a b c" "-r -e a b c d e" "-r -i 1-1000" "-r -n 70 s"; do
+            g=$(/usr/bin/shuf --random-source=rs $a 2>/dev/null | md5sum)
+            f=$("$FS" lines --random-source=rs $a 2>/dev/null | md5sum)
+            [ "$g" = "$f" ] || { echo "differs: $size $a"; return 1; }
+        done
+        run "$FS" lines --random-source=rs -r -n 100 -e a b c
+        [ "$status" -eq 1 ] && [[ "$output" == *"fairshuf: 'rs': end of file" ]]
+    done
+    # -o FILE is still never half-written
+    printf 'x' > rs
+    echo keep > F
+    run "$FS" lines --random-source=rs -r -n 100 -e a b c -o F
+    [ "$status" -eq 1 ] && [ "$(cat F)" = keep ]
+}
