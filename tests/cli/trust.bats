@@ -223,3 +223,56 @@ PY
     run "$FS" lines --random-source=rs -r -n 100 -e a b c -o F
     [ "$status" -eq 1 ] && [ "$(cat F)" = keep ]
 }
+
+@test "docs: stream.md's recurrence table: each check value is what the code prints" {
+    doc="$BATS_TEST_DIRNAME/../../docs/stream.md"
+    for g in splitmix64 xoshiro256ss pcg64 mt19937 mt19937_64 delphi rand; do
+        row=$(grep "^| \`$g\` | .*|.*|$" "$doc" | grep -v 'state from' | tail -1)
+        want=$(echo "$row" | awk -F'|' '{print $(NF-1)}' | sed 's/u32://; s/ //g')
+        got=$("$FS" rng --rng=$g --seed=1 --count=2 | paste -sd, -)
+        [ "$want" = "$got" ] || { echo "$g: doc '$want', code '$got'"; return 1; }
+    done
+    run "$FS" rng --seed=0000000000000000000000000000000000000000000000000000000000000000 --bytes=16
+    grep -q "bytes \`$output\` (RFC 8439 A.1 #1)" "$doc"
+}
+
+@test "docs: deal JSON in deal order, text sorted; blackjack's cut; 1024 cards" {
+    "$FS" deal --game=holdem --seed=1 --format=json > j
+    "$FS" deal --game=holdem --seed=1 --format=tsv > t
+    python3 - j t <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))[0]
+t = open(sys.argv[2]).read().rstrip("\n").split("\t")
+parts = [" ".join(h) for h in d["hands"]] + [" ".join(d[k]) for k in ("flop", "turn", "river")]
+assert parts == t, (parts, t)
+PY
+    # the text sorts what JSON keeps in deal order (flop: 5s Kh 9d -> 5 9 K)
+    grep -q '"flop":\["5s","Kh","9d"\]' j
+    "$FS" deal --game=holdem --seed=1 | grep -q 'Flop: 5♠ 9♦ K♥'
+    # blackjack: cut = shoe length - 78 * decks / 6
+    for decks in 6 2 8; do
+        "$FS" deal --game=blackjack --decks=$decks --seed=3 --format=json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+assert d["cut"] == len(d["shoe"]) - 78 * int(sys.argv[1]) // 6, d["cut"]' $decks
+    done
+    run "$FS" deal --game=blackjack --decks=20
+    [ "$status" -eq 2 ] && [[ "$output" == *"at most 1024 cards per shoe"* ]]
+    "$FS" deal --game=blackjack --decks=19 > /dev/null # 988 cards
+}
+
+@test "docs: perm's keyed output formats, perm 0 --lazy refused, -i 0-2^64-1 refused as GNU" {
+    [ "$("$FS" perm 10 --lazy --seed=1)" = "3 5 0 8 2 7 9 1 6 4" ]
+    [ "$("$FS" perm 10 --lazy --seed=1 --one-based)" = "4 6 1 9 3 8 10 2 7 5" ]
+    [ "$("$FS" perm 10 --lazy --seed=1 --range=2-5)" = "0 8 2 7" ]
+    [ "$("$FS" perm 10 --lazy --seed=1 --count=2 --range=0-3)" = $'3 5 0 8\n0 1 3 5' ]
+    [ "$("$FS" perm 10 --lazy --seed=1 --count=2 --at=3)" = $'8\n5' ]
+    run "$FS" perm 0 --lazy
+    [ "$status" -eq 2 ] && [ "$output" = "fairshuf: invalid size: '0': --lazy needs N >= 1" ]
+    [ "$("$FS" perm 0 --seed=1 --count=2 | od -An -c | tr -d ' ')" = '\n\n' ]
+    run "$FS" lines -i 0-18446744073709551615
+    [ "$status" -eq 1 ] && [ "$output" = "fairshuf: invalid input range: '0-18446744073709551615'" ]
+    run /usr/bin/shuf -i 0-18446744073709551615
+    [ "$status" -eq 1 ]
+    [ "$("$FS" lines -i 18446744073709551615-18446744073709551615)" = 18446744073709551615 ]
+}
