@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -123,6 +125,32 @@ static void regular_replaced_at_commit(void **s)
     assert_string_equal(get(q), "x");
 }
 
+/* M10 of issue 30: a writer killed (SIGKILL: no handler runs) between open
+ * and commit leaves the old output and no temporary file, because the new
+ * file has no name until commit (O_TMPFILE).  fairshuf-mpi's shards rely on
+ * it (tests/cli/mpi.bats kills a rank). */
+static void killed_writer_leaves_nothing(void **s)
+{
+    (void)s;
+    const char *p = at("killed");
+    put(p, "old\n");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        fs__outfile o;
+        fs__outfile_init(&o, p, NULL, NULL);
+        if (fs__outfile_open(&o) != FS_OK || write(o.fd, "half", 4) != 4)
+            _exit(1);
+        raise(SIGKILL);
+        _exit(2);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    assert_string_equal(get(p), "old\n");
+    assert_int_equal(temps(), 0);
+}
+
 static void symlink_followed(void **s)
 {
     (void)s;
@@ -209,6 +237,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(regular_replaced_at_commit),
+        cmocka_unit_test(killed_writer_leaves_nothing),
         cmocka_unit_test(symlink_followed),
         cmocka_unit_test(fifo_written_through),
         cmocka_unit_test(device_written_in_place),
