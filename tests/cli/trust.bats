@@ -279,3 +279,27 @@ assert d["cut"] == len(d["shoe"]) - 78 * int(sys.argv[1]) // 6, d["cut"]' $decks
     [ "$status" -eq 1 ]
     [ "$("$FS" lines -i 18446744073709551615-18446744073709551615)" = 18446744073709551615 ]
 }
+
+@test "docs: verify.md's exit statuses and stream.md's JSON deal order are what the binary does" {
+    doc="$BATS_TEST_DIRNAME/../../docs"
+    # verify.md states "Exit status: 0 fair, **3 biased** ..., 4 inconclusive"
+    line=$(tr '\n' ' ' < "$doc/verify.md" | grep -o 'Exit status: 0 fair, \*\*[0-9] biased\*\*.*[0-9] inconclusive')
+    biased=$(echo "$line" | sed 's/.*\*\*\([0-9]\) biased.*/\1/')
+    inconc=$(echo "$line" | sed 's/.* \([0-9]\) inconclusive.*/\1/')
+    run "$FS" verify --algorithm=swap-any --n=5 --trials=20000 --seed=1
+    [ "$status" -eq "$biased" ] || { echo "doc $biased, binary $status"; return 1; }
+    run "$FS" verify --algorithm=fisher-yates --n=5 --trials=20000 --seed=1
+    [ "$status" -eq 0 ]
+    run "$FS" verify --algorithm=fisher-yates --n=5 --trials=3 --seed=1
+    [ "$status" -eq "$inconc" ] || { echo "doc $inconc, binary $status"; return 1; }
+    # stream.md §6: JSON in deal order, only the text sorts (no "sorted for display" for JSON)
+    ! grep -q 'text and JSON formats show the same deal (hands sorted' "$doc/stream.md"
+    tr '\n' ' ' < "$doc/stream.md" | grep -q '`--format=json` and `jsonl` show every part \*\*in deal order\*\*'
+    "$FS" deal --game=doudizhu --seed=5 --format=json > j
+    "$FS" deal --game=doudizhu --seed=5 --format=tsv > t
+    python3 -c '
+import json, sys
+d = json.load(open("j"))[0]
+t = open("t").read().rstrip("\n").split("\t")
+assert [" ".join(h) for h in d["hands"]] == t[:3], (d, t)'
+}
