@@ -72,6 +72,8 @@ examples() {
             run bash -c "$cmd"
             want=0
             [[ $cmd == *swap-any* ]] && want=3
+            # a 32-bit-seeded mt19937 cannot reach most orders of 52: it fails (issue 30)
+            [[ $cmd == *"--n=52 --rng=mt19937"* ]] && want=3
             # unseeded permutations piped into verify: the verdict itself is
             # random (a fair source is flagged with probability alpha), so
             # either verdict is right; an error or "inconclusive" is not
@@ -199,7 +201,7 @@ err() {
     # verify
     err 2 "invalid size: '-3'" verify --n=-3
     err 2 "invalid size: '0'" verify --n=0
-    err 2 "invalid trial count: must be at least 1" verify --trials=0
+    err 2 "invalid trial count: '0': must be at least 1" verify --trials=0
     err 2 "unknown test: 'x'" verify --test=x
     err 2 "invalid alpha" verify --alpha=2
     err 2 "--input and --algorithm are exclusive" verify -I x -a durstenfeld
