@@ -2,7 +2,7 @@
 # setup.sh -- make sure the Debian packages fairshuf needs are installed.
 #   scripts/setup.sh build   what `make` and `make demo` need
 #   scripts/setup.sh         (or `test`) that plus what `make check` needs
-#   scripts/setup.sh openssl what `make CHACHA=openssl` adds (libssl-dev)
+#   scripts/setup.sh openssl the same as build (kept for old instructions)
 # As root, installs what is missing with apt-get; otherwise names the
 # missing packages and fails.
 set -euo pipefail
@@ -10,8 +10,9 @@ set -euo pipefail
 # What each is for (README "Dependencies" says the same):
 build=(
     build-essential   # C compiler, make, ar
-    pkgconf           # finds libsodium's flags
-    libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+    pkgconf           # finds libsodium's and libcrypto's flags
+    libsodium-dev     # SHA-256, HMAC, SipHash; ChaCha20 where OpenSSL is missing
+    libssl-dev        # OpenSSL's libcrypto: the ChaCha20 keystream (default build, faster)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -32,15 +33,10 @@ test=(
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
 )
 
-# Only for `make CHACHA=openssl` / `make check-openssl`:
-openssl=(
-    libssl-dev        # OpenSSL's libcrypto: the same ChaCha20, faster with AVX-512
-)
-
 case "${1:-test}" in
 build) packages=("${build[@]}") ;;
 test) packages=("${build[@]}" "${test[@]}") ;;
-openssl) packages=("${openssl[@]}") ;;
+openssl) packages=("${build[@]}") ;;
 *) echo "usage: $0 [build|test|openssl]" >&2; exit 2 ;;
 esac
 

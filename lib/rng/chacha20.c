@@ -1,5 +1,5 @@
 /* chacha20.c -- the default generator: the ChaCha20 keystream (RFC 8439;
- * libsodium, or OpenSSL with `make CHACHA=openssl`: keystream.h).
+ * OpenSSL, or libsodium with `make CHACHA=sodium`: keystream.h).
  * Test vectors: RFC 7539
  * A.1 #1 (all-zero key, nonce and counter) and RFC 8439 2.3.2.
  *

@@ -3,11 +3,12 @@
  * the library: the chacha20 generator, the bucket shuffle's labels, the
  * line keys, the keyed permutations' round keys.
  *
- * Built with libsodium (the default), or with `make CHACHA=openssl` with
- * OpenSSL's libcrypto, whose AVX-512 code makes the keystream about twice
- * as fast on CPUs that have it (docs/performance.md).  The bytes are the
- * same either way -- the cipher is the same; `make check-openssl` runs the
- * whole suite, known-answer vectors and goldens included, on that build --
+ * Built with OpenSSL's libcrypto (CHACHA=openssl, the default wherever
+ * libcrypto 3.0+ is found), whose AVX-512 code makes the keystream about
+ * twice as fast on CPUs that have it (docs/performance.md), or with
+ * libsodium (CHACHA=sodium, the fallback).  The bytes are the same either
+ * way -- the cipher is the same; `make check-sodium` runs the known-answer
+ * vectors and goldens on the fallback build --
  * and a call that OpenSSL fails is made again with libsodium, so the
  * choice changes speed only, never output or errors. */
 #ifndef FS_KEYSTREAM_H
