@@ -8,15 +8,19 @@
  *   wraps and the nonce's first 32-bit little-endian word counts up.
  * OS-keyed: the key comes from getrandom; each refill draws FS_RNG_BUF
  *   (4096) bytes of output (blocks 0-63) and 32 bytes of the next block
- *   that replace the key
- *   (fast key erasure: a state
- *   read later does not reveal earlier output -- with the readers zeroing
- *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
- *   entropy is mixed into the key.  Key and buffer live in a
+ *   that replace the key (fs__chacha20_erase_step; fast key erasure: a
+ *   state read later does not reveal earlier output -- with the readers
+ *   zeroing each byte as they hand it out, lib/internal.h), and every 1 MiB
+ *   fresh OS entropy is mixed into the key.  Key and buffer live in a
  *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
- *   from the OS on its first draw; where the kernel lacks WIPEONFORK the
- *   generator checks getpid() on each (then 8-byte, slow) refill instead. */
+ *   from the OS on its first draw.  Where the kernel lacks WIPEONFORK (or a
+ *   sandbox refuses madvise), the generator is on a list that a
+ *   pthread_atfork() child handler walks: it empties each buffer and marks
+ *   the key for re-keying before fork() returns in the child, so not even
+ *   a word already buffered is shared (issue 30, H3); each refill also
+ *   checks getpid(), for children made without fork(). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -31,6 +35,7 @@ typedef struct chacha_os {
     unsigned char key[32];
     uint32_t live;      /* 0 after fork (wiped): re-key before use */
     uint32_t since;     /* bytes since the last OS re-seed */
+    struct chacha_os *prev, *next; /* the fork list (OS_PID only) */
 } chacha_os;
 
 typedef struct chacha_seeded {
@@ -66,17 +71,77 @@ static void fail(fs_rng *rng, fs_stream *s, size_t len)
     s->end = len;
 }
 
+/* ---- the fork list: OS-keyed generators without MADV_WIPEONFORK ---- */
+
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static chacha_os *fork_list;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static int fork_ok;
+
+static void before_fork(void)
+{
+    pthread_mutex_lock(&fork_lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&fork_lock);
+}
+
+/* In the child, before fork() returns: every listed generator forgets
+ * its buffered output and re-keys from the OS on its next draw. */
+static void after_fork_child(void)
+{
+    for (chacha_os *c = fork_list; c != NULL; c = c->next) {
+        sodium_memzero(c->s.buf, sizeof c->s.buf);
+        c->s.pos = c->s.end = 0;
+        c->live = 0;
+    }
+    pthread_mutex_unlock(&fork_lock);
+}
+
+static void fork_init(void)
+{
+    fork_ok = pthread_atfork(before_fork, after_fork_parent,
+                             after_fork_child) == 0;
+}
+
+static int fork_list_add(chacha_os *c)
+{
+    pthread_once(&fork_once, fork_init);
+    if (!fork_ok)
+        return -1;
+    pthread_mutex_lock(&fork_lock);
+    c->prev = NULL;
+    c->next = fork_list;
+    if (fork_list != NULL)
+        fork_list->prev = c;
+    fork_list = c;
+    pthread_mutex_unlock(&fork_lock);
+    return 0;
+}
+
+static void fork_list_remove(chacha_os *c)
+{
+    pthread_mutex_lock(&fork_lock);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else if (fork_list == c)
+        fork_list = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&fork_lock);
+}
+
 static void refill_os(fs_rng *rng)
 {
     chacha_os *c = rng->ext;
     fs_stream *s = &c->s;
     size_t len = FS_RNG_BUF;
-    if (rng->st.u64[0] == OS_PID) {
-        len = 8; /* a child shares at most the word being drawn */
-        if ((uint64_t)getpid() != rng->st.u64[1]) {
-            c->live = 0;
-            rng->st.u64[1] = (uint64_t)getpid();
-        }
+    if (rng->st.u64[0] == OS_PID &&
+        (uint64_t)getpid() != rng->st.u64[1]) { /* forked without fork() */
+        c->live = 0;
+        rng->st.u64[1] = (uint64_t)getpid();
     }
     if (rng->error != FS_OK)
         return fail(rng, s, len);
@@ -92,14 +157,7 @@ static void refill_os(fs_rng *rng)
     }
     /* Output: keystream blocks 0.. into the buffer; the next key: the
      * first 32 bytes of the block after the output (never handed out). */
-    static const unsigned char nonce[12];
-    unsigned char next[32];
-    fs__chacha_ctx *ks = fs__chacha_ctx_new(); /* one key set-up for both */
-    fs__chacha20_ctx(ks, s->buf, len, c->key, nonce, 0);
-    fs__chacha20_ctx(ks, next, 32, c->key, nonce, (uint32_t)((len + 63) / 64));
-    fs__chacha_ctx_free(ks); /* wipes the key it held */
-    memcpy(c->key, next, 32);
-    sodium_memzero(next, sizeof next);
+    fs__chacha20_erase_step(s->buf, len, c->key);
     c->since += (uint32_t)len;
     s->pos = 0;
     s->end = len;
@@ -122,6 +180,8 @@ static void destroy(fs_rng *rng)
         sodium_memzero(rng->ext, sizeof(chacha_seeded));
         free(rng->ext);
     } else {
+        if (rng->st.u64[0] == OS_PID)
+            fork_list_remove(rng->ext);
         sodium_memzero(rng->ext, sizeof(chacha_os));
         munmap(rng->ext, sizeof(chacha_os));
     }
@@ -151,6 +211,12 @@ static int seed_string(fs_rng *rng, const char *seed)
     else
 #endif
     {
+        if (fork_list_add(c) != 0) { /* no fork handler: fail closed */
+            munmap(c, sizeof *c);
+            rng->ext = NULL;
+            rng->s = &rng->own;
+            return FS_ENOMEM;
+        }
         rng->st.u64[0] = OS_PID;
         rng->st.u64[1] = (uint64_t)getpid();
     }
