@@ -6,8 +6,8 @@
  * Seeded: key from the seed (fs_seed_to_key), nonce 0, block counter from
  *   0; bytes in keystream order.  After 2^32 blocks (256 GiB) the counter
  *   wraps and the nonce's first 32-bit little-endian word counts up.
- * OS-keyed: the key comes from getrandom; each refill draws FS_RNG_BUF
- *   (4096) bytes of output (blocks 0-63) and 32 bytes of the next block
+ * OS-keyed: the key comes from getrandom; each refill draws 4 x FS_RNG_BUF
+ *   (16 KiB) bytes of output (blocks 0-255) and 32 bytes of the next block
  *   that replace the key (fs__chacha20_erase_step; fast key erasure: a
  *   state read later does not reveal earlier output -- with the readers
  *   zeroing each byte as they hand it out, lib/internal.h), and every 1 MiB
@@ -30,8 +30,13 @@
 
 #define RESEED_BYTES (1u << 20)
 
+/* Stream buffers filled per key-erasure step: the step's fixed cost (the
+ * cipher's key set-up twice, the next key's block) spread over 16 KiB
+ * (docs/performance.md, round three). */
+#define OS_STREAMS 4
+
 typedef struct chacha_os {
-    fs_stream s;
+    fs_stream s[OS_STREAMS]; /* handed out in order; rng->s is the current */
     unsigned char key[32];
     uint32_t live;      /* 0 after fork (wiped): re-key before use */
     uint32_t since;     /* bytes since the last OS re-seed */
@@ -88,15 +93,21 @@ static void after_fork_parent(void)
     pthread_mutex_unlock(&fork_lock);
 }
 
-/* In the child, before fork() returns: every listed generator forgets
- * its buffered output and re-keys from the OS on its next draw. */
+/* Forgets the buffered output; the next draw re-keys from the OS. */
+static void forget(chacha_os *c)
+{
+    for (int i = 0; i < OS_STREAMS; i++) {
+        sodium_memzero(c->s[i].buf, sizeof c->s[i].buf);
+        c->s[i].pos = c->s[i].end = 0;
+    }
+    c->live = 0;
+}
+
+/* In the child, before fork() returns: every listed generator forgets. */
 static void after_fork_child(void)
 {
-    for (chacha_os *c = fork_list; c != NULL; c = c->next) {
-        sodium_memzero(c->s.buf, sizeof c->s.buf);
-        c->s.pos = c->s.end = 0;
-        c->live = 0;
-    }
+    for (chacha_os *c = fork_list; c != NULL; c = c->next)
+        forget(c);
     pthread_mutex_unlock(&fork_lock);
 }
 
@@ -136,13 +147,19 @@ static void fork_list_remove(chacha_os *c)
 static void refill_os(fs_rng *rng)
 {
     chacha_os *c = rng->ext;
-    fs_stream *s = &c->s;
-    size_t len = FS_RNG_BUF;
+    size_t len = FS_RNG_BUF, k = (size_t)(rng->s - c->s);
     if (rng->st.u64[0] == OS_PID &&
         (uint64_t)getpid() != rng->st.u64[1]) { /* forked without fork() */
-        c->live = 0;
+        forget(c);
         rng->st.u64[1] = (uint64_t)getpid();
     }
+    /* The next buffer of the last step, if it holds output. */
+    if (k + 1 < OS_STREAMS && c->s[k + 1].pos < c->s[k + 1].end &&
+        rng->error == FS_OK) {
+        rng->s = &c->s[k + 1];
+        return;
+    }
+    fs_stream *s = rng->s = &c->s[0];
     if (rng->error != FS_OK)
         return fail(rng, s, len);
     if (!c->live || c->since >= RESEED_BYTES) {
@@ -155,12 +172,16 @@ static void refill_os(fs_rng *rng)
         c->live = 1;
         c->since = 0;
     }
-    /* Output: keystream blocks 0.. into the buffer; the next key: the
-     * first 32 bytes of the block after the output (never handed out). */
-    fs__chacha20_erase_step(s->buf, len, c->key);
-    c->since += (uint32_t)len;
-    s->pos = 0;
-    s->end = len;
+    /* Output: keystream blocks 0.. into the buffers, in order; the next
+     * key: the first 32 bytes of the block after them (never handed out). */
+    unsigned char *out[OS_STREAMS];
+    for (int i = 0; i < OS_STREAMS; i++) {
+        out[i] = c->s[i].buf;
+        c->s[i].pos = 0;
+        c->s[i].end = len;
+    }
+    fs__chacha20_erase_step(out, OS_STREAMS, len, c->key);
+    c->since += (uint32_t)(OS_STREAMS * len);
 }
 
 static void refill(fs_rng *rng)
@@ -204,7 +225,7 @@ static int seed_string(fs_rng *rng, const char *seed)
     if (c == MAP_FAILED)
         return FS_ENOMEM;
     rng->ext = c;
-    rng->s = &c->s;
+    rng->s = &c->s[0];
 #ifdef MADV_WIPEONFORK
     if (madvise(c, sizeof *c, MADV_WIPEONFORK) == 0)
         rng->st.u64[0] = OS_WIPE;

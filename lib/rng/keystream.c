@@ -26,6 +26,18 @@ static void sodium_ks(unsigned char *out, size_t len,
     }
 }
 
+/* fs__chacha20_erase_step's keystream (the new key is next[0..32)). */
+static void sodium_erase_step(unsigned char *const *out, size_t nout,
+                              size_t len, const unsigned char key[32],
+                              unsigned char next[64])
+{
+    static const unsigned char nonce[12];
+    uint32_t blocks = (uint32_t)(len / 64);
+    for (size_t i = 0; i < nout; i++)
+        sodium_ks(out[i], len, key, nonce, (uint32_t)i * blocks);
+    sodium_ks(next, 64, key, nonce, (uint32_t)nout * blocks);
+}
+
 #ifdef FS_CHACHA_OPENSSL
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -127,20 +139,20 @@ void fs__chacha20(unsigned char *out, size_t len, const unsigned char key[32],
         sodium_ks(out, len, key, nonce, counter);
 }
 
-void fs__chacha20_erase_step(unsigned char *out, size_t len,
-                             unsigned char key[32])
+void fs__chacha20_erase_step(unsigned char *const *out, size_t nout,
+                             size_t len, unsigned char key[32])
 {
     static const unsigned char nonce[12];
     unsigned char next[64];
     EVP_CIPHER_CTX *c = thread_ctx();
-    int ok = c != NULL && ossl_ks(c, 1, out, len, key, nonce, 0) == 0 &&
-             ossl_ks(c, 0, next, 64, key, nonce, 0) == 0;
+    int ok = c != NULL;
+    for (size_t i = 0; ok && i < nout; i++)
+        ok = ossl_ks(c, i == 0, out[i], len, key, nonce, 0) == 0;
+    ok = ok && ossl_ks(c, nout == 0, next, 64, key, nonce, 0) == 0;
     if (c != NULL)
         thread_ctx_wipe(c, 0);
-    if (!ok) {
-        sodium_ks(out, len, key, nonce, 0);
-        sodium_ks(next, 64, key, nonce, (uint32_t)(len / 64));
-    }
+    if (!ok)
+        sodium_erase_step(out, nout, len, key, next);
     memcpy(key, next, 32);
     sodium_memzero(next, sizeof next);
 }
@@ -185,13 +197,11 @@ void fs__chacha20_ctx(fs__chacha_ctx *x, unsigned char *out, size_t len,
 
 #else /* libsodium only */
 
-void fs__chacha20_erase_step(unsigned char *out, size_t len,
-                             unsigned char key[32])
+void fs__chacha20_erase_step(unsigned char *const *out, size_t nout,
+                             size_t len, unsigned char key[32])
 {
-    static const unsigned char nonce[12];
     unsigned char next[64];
-    sodium_ks(out, len, key, nonce, 0);
-    sodium_ks(next, 64, key, nonce, (uint32_t)(len / 64));
+    sodium_erase_step(out, nout, len, key, next);
     memcpy(key, next, 32);
     sodium_memzero(next, sizeof next);
 }

@@ -23,11 +23,12 @@ void fs__chacha20(unsigned char *out, size_t len, const unsigned char key[32],
                   const unsigned char nonce[12], uint32_t counter);
 
 /* One step of fast key erasure (the OS-keyed generator, chacha20.c):
- * out[0..len) = keystream blocks 0.. of (key, nonce 0), len a multiple of
- * 64; then key = the first 32 bytes of the block after them (the rest of
- * that block is discarded).  Nothing of the old key stays behind. */
-void fs__chacha20_erase_step(unsigned char *out, size_t len,
-                             unsigned char key[32]);
+ * out[0][0..len), out[1][0..len), ... out[nout-1] = keystream blocks 0..
+ * of (key, nonce 0) in order, len a multiple of 64; then key = the first
+ * 32 bytes of the block after them (the rest of that block is discarded).
+ * Nothing of the old key stays behind. */
+void fs__chacha20_erase_step(unsigned char *const *out, size_t nout,
+                             size_t len, unsigned char key[32]);
 
 /* A context for one sequential stream: a call that continues where the
  * previous one ended (same key and nonce, counter = the block after it, the
