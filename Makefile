@@ -166,9 +166,10 @@ check-openssl: setup
 
 # The fallback build (CHACHA=sodium: libsodium's keystream, where OpenSSL
 # 3.0+ is missing) must give the same bytes: CI runs the known-answer
-# vectors, docs/vectors.md and the goldens on it (about a minute).
-SODIUM_CHECKS := test_rng_vectors test_keyed test_bucket perm_rng.bats \
-                 perm_lazy.bats deal.bats
+# vectors, docs/vectors.md and the goldens on it, and the OS-keyed
+# generator's fork safety and key erasure (about a minute).
+SODIUM_CHECKS := test_rng_vectors test_keyed test_bucket test_fork \
+                 test_erasure perm_rng.bats perm_lazy.bats deal.bats
 check-sodium: setup
 	@$(MAKE) --no-print-directory BUILD=build-sodium CHACHA=sodium all \
 	    $(addprefix build-sodium/tests/,$(filter test_%,$(SODIUM_CHECKS)) \
