@@ -349,8 +349,11 @@ static fs_rng *make_rng(const run *R)
 static void engine_error(run *R, int rc, const fs_lines_result *res)
 {
     progress_end(R);
-    if (rc == FS_ENOMEM)
-        cli_die(CLI_FAIL, "memory exhausted");
+    if (rc == FS_ENOMEM) /* even out of core: the budget was too large */
+        cli_die(CLI_FAIL, "memory exhausted (budget %.0f MiB; "
+                "a smaller --memory=SIZE shuffles more on disk)",
+                (double)(R->o.memory ? R->o.memory
+                                     : fs_lines_default_memory()) / 1048576.0);
     if (rc == FS_EIO) {
         switch (res->where) {
         case FS_LINES_INPUT:
