@@ -78,6 +78,8 @@ static const char usage_text[] =
 /* Everything one run needs; passed down, never global. */
 typedef struct run {
     lines_opts o;
+    int raw_fd;            /* FILE, or 0 */
+    fs_lines_source *src;  /* decoding/framing the input, or NULL */
     unsigned char delim;
     const char *tmpdir;
     cli_progress bar;      /* the shared reporter: progress.h */
@@ -106,7 +108,7 @@ static void progress_end(run *R)
 /* ----------------------------------------------------------------- input */
 
 /* Opens FILE (or stdin) as coreutils does: "FILE: why". */
-static int open_input(const run *R)
+static int open_raw(const run *R)
 {
     if (R->o.noperands == 0 || strcmp(R->o.operands[0], "-") == 0)
         return 0;
@@ -115,6 +117,50 @@ static int open_input(const run *R)
         cli_die(CLI_FAIL, "%s: %s", lines_quotef(R->o.operands[0]),
                 strerror(errno));
     return fd;
+}
+
+/* The input as the engine reads it: decompressed (gzip, zstd) and, with
+ * --csv, framed by a source (fairshuf/lines.h); plain input as it is. */
+static int open_input(run *R)
+{
+    R->raw_fd = open_raw(R);
+    int fd;
+    int rc = fs_lines_source_open(R->raw_fd, R->o.csv, &R->src, &fd);
+    if (rc != FS_OK)
+        cli_die(CLI_FAIL, "cannot read the input: %s", fs_strerror(rc));
+    return fd;
+}
+
+static const char *input_name(const run *R)
+{
+    return R->o.noperands == 0 || strcmp(R->o.operands[0], "-") == 0
+               ? "-" : R->o.operands[0];
+}
+
+/* Dies when the source found damaged data or could not read: called
+ * after all input is read, before any output. */
+static void input_check(run *R)
+{
+    int err = 0;
+    const char *why = NULL;
+    int rc = fs_lines_source_end(R->src, &err, &why);
+    if (rc == FS_OK)
+        return;
+    if (why)
+        cli_die(CLI_FAIL, "%s: %s", lines_quotef(input_name(R)), why);
+    if (rc == FS_ENOMEM)
+        cli_die(CLI_FAIL, "memory exhausted");
+    cli_die(CLI_FAIL, "read error: %s", strerror(err));
+}
+
+static void close_input(run *R)
+{
+    input_check(R);
+    fs_lines_source_free(R->src);
+    R->src = NULL;
+    if (R->raw_fd > 0)
+        close(R->raw_fd);
+    R->raw_fd = 0;
 }
 
 static void read_error(int rc, int err)
@@ -132,7 +178,7 @@ typedef struct lineset {
     char **args;         /* -e operands */
 } lineset;
 
-static void read_lines(const run *R, lineset *ls)
+static void read_lines(run *R, lineset *ls)
 {
     memset(ls, 0, sizeof *ls);
     if (R->o.echo) {
@@ -145,8 +191,7 @@ static void read_lines(const run *R, lineset *ls)
     int rc = fs_lines_read_all(fd, R->delim, &ls->buf, &len);
     if (rc != FS_OK)
         read_error(rc, errno);
-    if (fd > 0)
-        close(fd);
+    close_input(R);
     ls->n = fs_lines_count(ls->buf, len, R->delim);
     ls->starts = malloc(((size_t)ls->n + 1) * sizeof *ls->starts);
     if (ls->starts == NULL)
@@ -280,8 +325,14 @@ static int run_gnu(run *R)
     int reservoir_path = 0;
     if (!R->o.have_range) {
         if (!R->o.echo) {
-            int fd = open_input(R);
-            reservoir_path = gnu_uses_reservoir(R, fd);
+            int fd = open_raw(R);
+            unsigned char magic[4];
+            ssize_t got = pread(fd, magic, 4, 0);
+            /* a compressed file reaches the engine through a pipe */
+            reservoir_path =
+                gnu_uses_reservoir(R, fd) ||
+                (got > 0 && fs_lines_codec_sniff(magic, (size_t)got) !=
+                                FS_CODEC_PLAIN);
             if (fd > 0)
                 close(fd);
         }
@@ -418,7 +469,9 @@ static int run_echo_keyed(run *R, const uint8_t key[32])
 
 static int open_output_cb(void *arg)
 {
-    return lines_out_open(arg);
+    run *R = arg;
+    input_check(R); /* damaged input: no output at all */
+    return lines_out_open(&R->out);
 }
 
 static int run_keyed(run *R)
@@ -437,17 +490,18 @@ static int run_keyed(run *R)
     c.tmpdir = R->tmpdir;
     c.threads = R->o.threads;
     c.open_output = open_output_cb;
-    c.output_arg = &R->out;
+    c.output_arg = R;
     c.progress = progress;
     c.progress_arg = R;
     int fd = open_input(R);
     fs_lines_result res;
     int rc = fs_lines_shuffle(fd, &c, &res);
-    if (rc != FS_OK)
+    if (rc != FS_OK) {
+        input_check(R); /* a damaged input explains a failure best */
         engine_error(R, rc, &res);
+    }
     progress_end(R);
-    if (fd > 0)
-        close(fd);
+    close_input(R);
     R->out.total += res.out_bytes; /* for the final flush's message */
     return CLI_OK;
 }
@@ -490,7 +544,8 @@ static void parse(run *R, int argc, char **argv, const char *sub)
 
 static void defaults(run *R)
 {
-    R->delim = R->o.zero ? '\0' : '\n';
+    /* CSV records reach the engine NUL-terminated (fairshuf/lines.h) */
+    R->delim = R->o.zero || R->o.csv ? '\0' : '\n';
     cli_progress_init(&R->bar, R->o.progress);
     R->tmpdir = R->o.tmpdir ? R->o.tmpdir : getenv("TMPDIR");
     if (R->tmpdir == NULL || *R->tmpdir == '\0')
@@ -500,6 +555,7 @@ static void defaults(run *R)
         R->o.threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
     }
     lines_out_init(&R->out, R->o.output, R->delim);
+    R->out.csv = R->o.csv;
 }
 
 int cmd_lines(int argc, char **argv)

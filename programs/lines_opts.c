@@ -13,7 +13,8 @@
 
 enum {
     OPT_RANDOM_SOURCE = 256, OPT_SEED, OPT_MEMORY, OPT_THREADS,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HEADER, OPT_HELP, OPT_VERSION
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HEADER, OPT_HELP, OPT_VERSION,
+    OPT_CSV
 };
 
 static const struct option long_opts[] = {
@@ -35,6 +36,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"header", required_argument, NULL, OPT_HEADER},
+    {"csv", no_argument, NULL, OPT_CSV},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -185,6 +187,7 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
         return 0;
     case OPT_PROGRESS: o->progress = 1; return 0;
     case OPT_NO_PROGRESS: o->progress = 0; return 0;
+    case OPT_CSV: o->csv = 1; return 0;
     default: /* OPT_HEADER */
         rc = parse_umax(arg, &v);
         if (rc == -1)
@@ -214,6 +217,10 @@ static int check_operands(lines_opts *o, char *msg, size_t len,
     if (o->seed && o->random_source)
         return usage_fail(msg, len, try_help, 1,
                     "cannot combine --seed and --random-source");
+    if (o->csv && (o->have_range || o->echo || o->zero))
+        return usage_fail(msg, len, try_help, 1,
+                    o->zero ? "cannot combine --csv and -z options"
+                            : "--csv needs input records (not -e or -i)");
     if (o->have_header && o->have_range) /* numbers have no header line */
         return usage_fail(msg, len, try_help, 1,
                     "cannot combine --header and -i options");

@@ -20,6 +20,7 @@ typedef struct lines_opts {
     const char *output, *random_source, *seed, *tmpdir;
     char **operands;
     int noperands;
+    int csv;                 /* --csv: RFC 4180 records */
     int help, version;
 } lines_opts;
 

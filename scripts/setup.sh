@@ -12,12 +12,15 @@ build=(
     build-essential   # C compiler, make, ar
     pkgconf           # finds libsodium's flags
     libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+    zlib1g-dev        # gzip input and output of `fairshuf lines` (lib/lines/codec.c)
+    libzstd-dev       # zstd input and output of `fairshuf lines` (lib/lines/codec.c)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
     libcmocka-dev     # unit test framework
     libgsl-dev        # independent reference in tests, bench baseline
     bats              # CLI tests
+    zstd gzip         # independent (de)compressors in the lines_data tests
     dieharder         # generator battery (quick subset in the suite)
     clang             # second compiler for -Werror checks
     python3           # test helpers (stream spec, XML check)

@@ -222,6 +222,89 @@ FS_API int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *r
 FS_API int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
                          const fs_lines_config *c, fs_lines_result *res);
 
+
+/* ------------------------------------------------------------------------
+ * Data formats around the engine (docs/lines.md, "Data work")
+ *
+ * Compressed streams: gzip (zlib) and zstd (libzstd).  A source decodes
+ * its input when the first bytes are gzip's (1f 8b) or zstd's
+ * (28 b5 2f fd) magic, and with csv = 1 frames RFC 4180 records (a quoted
+ * field may hold line feeds) as NUL-terminated items, so the engine run
+ * with delim '\0' moves whole records.  A sink undoes the framing, cuts
+ * the shuffled stream into parts, and compresses each part.  Both work in
+ * a thread of their own, joined to the engine by a pipe; neither changes
+ * the order: the seeded order is that of the decoded records.
+ * ---------------------------------------------------------------------- */
+typedef enum fs_lines_codec {
+    FS_CODEC_PLAIN = 0,
+    FS_CODEC_GZIP,
+    FS_CODEC_ZSTD
+} fs_lines_codec;
+
+/* The codec whose magic bytes begin p[0..n) (FS_CODEC_PLAIN if none). */
+FS_API fs_lines_codec fs_lines_codec_sniff(const void *p, size_t n);
+/* The codec a file name asks for: ".gz" gzip, ".zst" zstd, else plain. */
+FS_API fs_lines_codec fs_lines_codec_of_name(const char *path);
+/* "gzip", "zstd" or "plain". */
+FS_API const char *fs_lines_codec_name(fs_lines_codec c);
+
+typedef struct fs_lines_source fs_lines_source;
+
+/* Looks at the first bytes of fd (pread on a regular file, tee(2) on a
+ * pipe: nothing consumed; other inputs: read and passed on).  Plain input
+ * without csv: *src = NULL and *rfd = fd (no thread, no copy).  Otherwise
+ * a thread decodes (and frames) fd into a pipe and *rfd is its read end,
+ * owned by the source.  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO (no pipe). */
+FS_API int fs_lines_source_open(int fd, int csv, fs_lines_source **src,
+                                int *rfd);
+/* Reads what is left of *rfd (discarded), waits for the thread, and
+ * returns its status: FS_OK, FS_EIO (*err: errno; EBADMSG with *why set
+ * when the data is damaged: "gzip data is corrupt: ...", "zstd data is
+ * truncated", "CSV input ends inside a quoted field", "CSV input holds a
+ * NUL byte"), FS_ENOMEM.  A damaged stream ends the pipe early: call this
+ * before using the output of a run.  NULL src: FS_OK.  err, why may be
+ * NULL. */
+FS_API int fs_lines_source_end(fs_lines_source *src, int *err,
+                               const char **why);
+/* The codec found (FS_CODEC_PLAIN for NULL). */
+FS_API fs_lines_codec fs_lines_source_codec(const fs_lines_source *src);
+/* Ends (as above) and frees the source and its pipe; NULL is a no-op. */
+FS_API void fs_lines_source_free(fs_lines_source *src);
+
+typedef struct fs_lines_part {
+    int fd;               /* where the part goes (not closed) */
+    fs_lines_codec codec; /* written plain, gzip (level 6) or zstd (3) */
+    uint64_t records;     /* shuffled records for this part (the last part
+                             takes any beyond the sum) */
+} fs_lines_part;
+
+typedef struct fs_lines_sink_config {
+    unsigned char delim;  /* the engine's record end: '\n' or '\0' */
+    int csv;              /* records are framed CSV: the NUL is dropped */
+    uint64_t header;      /* the first `header` records go to every part */
+    size_t nparts;
+    const fs_lines_part *parts;
+    /* Optional: the part of shuffled record number i (0-based, header
+     * excluded) whose first bytes are rec[0..len) (at least up to its end
+     * when it fits the sink's 1 MiB buffer).  NULL: by parts[].records. */
+    size_t (*choose)(void *arg, uint64_t i, const unsigned char *rec,
+                     size_t len);
+    void *choose_arg;
+} fs_lines_sink_config;
+
+typedef struct fs_lines_sink fs_lines_sink;
+
+/* Starts the sink; *wfd is the pipe to write the engine's output to (owned
+ * by the sink).  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO (no pipe). */
+FS_API int fs_lines_sink_open(const fs_lines_sink_config *c,
+                              fs_lines_sink **sink, int *wfd);
+/* Closes *wfd, waits until every part is written (compressed streams
+ * ended), and returns FS_OK or FS_EIO (*err: errno of the failed write) /
+ * FS_ENOMEM.  counts (nparts entries, or NULL) receives the shuffled
+ * records each part got.  NULL sink: FS_OK. */
+FS_API int fs_lines_sink_end(fs_lines_sink *sink, int *err, uint64_t *counts);
+FS_API void fs_lines_sink_free(fs_lines_sink *sink);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,3 +84,140 @@ skip_if_asan() {
     [ "$got" = "$want" ]
     [ "$got2" = "$want" ]
 }
+
+# ------------------------------------------------------------ compression
+
+@test ".gz and .zst input (file and pipe) give the seeded order of the plain lines" {
+    seq 20000 | sed 's/$/ some text/' > plain
+    gzip -c plain > in.gz
+    zstd -q -c plain > in.zst
+    cat plain plain | gzip -c > two.gz      # two gzip members
+    { gzip -c plain; gzip -c plain; } > cat.gz
+    want=$("$FS_BIN" lines --seed=z plain | md5sum)
+    for args in "in.gz" "in.zst" "--memory=1M in.gz" "--memory=1M in.zst" \
+                "--threads=1 in.gz"; do
+        [ "$("$FS_BIN" lines --seed=z $args | md5sum)" = "$want" ] || { echo "$args"; return 1; }
+    done
+    [ "$("$FS_BIN" lines --seed=z < in.gz | md5sum)" = "$want" ]
+    [ "$(cat in.zst | "$FS_BIN" lines --seed=z | md5sum)" = "$want" ]
+    [ "$(cat in.gz | "$FS_BIN" lines --seed=z --memory=1M | md5sum)" = "$want" ]
+    # -n K is the head of the same order
+    [ "$("$FS_BIN" lines --seed=z -n 7 in.zst)" = "$("$FS_BIN" lines --seed=z plain | head -n 7)" ]
+    # concatenated members: as gzip -d reads them
+    [ "$("$FS_BIN" lines --seed=z cat.gz | md5sum)" = "$("$FS_BIN" lines --seed=z two.gz | md5sum)" ]
+    [ "$("$FS_BIN" lines --seed=z cat.gz | sort | md5sum)" = "$(cat plain plain | sort | md5sum)" ]
+}
+
+@test "-o F.gz and -o F.zst compress (read back by gzip and zstd themselves)" {
+    seq 5000 > plain
+    want=$("$FS_BIN" lines --seed=o plain | md5sum)
+    "$FS_BIN" lines --seed=o plain -o out.gz
+    "$FS_BIN" lines --seed=o plain -o out.zst
+    [ "$(gzip -dc out.gz | md5sum)" = "$want" ]
+    [ "$(zstd -dc out.zst | md5sum)" = "$want" ]
+    # round trip: compressed in, compressed out, out of core
+    "$FS_BIN" lines --seed=o --memory=1M out.gz -o again.zst
+    [ "$(zstd -dc again.zst | md5sum)" = "$(gzip -dc out.gz | "$FS_BIN" lines --seed=o | md5sum)" ]
+    [ "$(zstd -dc again.zst | sort -n | md5sum)" = "$(md5sum < plain)" ]
+    # -i and -e output compresses too
+    "$FS_BIN" lines --seed=o -i 1-100 -o nums.gz
+    [ "$(gzip -dc nums.gz | sort -n | md5sum)" = "$(seq 100 | md5sum)" ]
+}
+
+@test "damaged .gz or .zst input: a clear error, exit 1, no output, FILE untouched" {
+    seq 50000 > plain
+    gzip -c plain > good.gz
+    zstd -q -c plain > good.zst
+    head -c 20000 good.gz > cut.gz
+    head -c 20000 good.zst > cut.zst
+    { head -c 400 good.gz; printf 'garbage in the middle'; tail -c +421 good.gz; } > bad.gz
+    { head -c 400 good.zst; printf 'garbage in the middle'; tail -c +421 good.zst; } > bad.zst
+    echo keep > out
+    for f in cut.gz cut.zst bad.gz bad.zst; do
+        for mem in "" "--memory=1M" "-n 3"; do
+            run "$FS_BIN" lines --seed=d $mem -o out "$f"
+            [ "$status" -eq 1 ] || { echo "$f $mem: status $status"; return 1; }
+            [[ "$output" == "fairshuf: $f: "*" data is "*(truncated|corrupt)* ]] || { echo "$f: $output"; return 1; }
+            [ "$(cat out)" = keep ]
+            run bash -c "cat $f | \"$FS_BIN\" lines --seed=d $mem > piped"
+            [ "$status" -eq 1 ]
+            [ ! -s piped ] || { echo "$f $mem: output on a damaged pipe"; return 1; }
+        done
+    done
+    run "$FS_BIN" lines --seed=d -o new.gz cut.gz
+    [ "$status" -eq 1 ]
+    [ ! -e new.gz ]
+    [ -z "$(ls -A | grep fairshuf)" ] # no temporary file left
+}
+
+# -------------------------------------------------------------------- CSV
+
+csv_fixture() {
+    printf 'id,name,note\r\n'
+    printf '1,"Smith, J","line one\r\nline two"\r\n'
+    printf '2,plain,"she said ""hi"""\r\n'
+    printf '3,"",\r\n'
+    printf '4,"multi\r\n\r\nblank lines inside",x\r\n'
+    printf '5,last,no end'
+}
+
+@test "--csv keeps records with embedded newlines, quotes and CRLF whole" {
+    csv_fixture > in.csv
+    "$FS_BIN" lines --csv --header=1 --seed=c in.csv > out.csv
+    # the header first, then the 5 records, each whole, in some order
+    [ "$(head -c 14 out.csv | od -An -c | tr -d ' \n')" = 'id,name,note\r\n' ]
+    python3 - in.csv out.csv <<'PY'
+import csv, sys
+def rows(p):
+    with open(p, newline='') as f:
+        return list(csv.reader(f))
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert a[0] == b[0], (a[0], b[0])
+assert sorted(a[1:]) == sorted(b[1:]), (a, b)
+PY
+    # the last record gets the file's own record end (CRLF)
+    [ "$(grep -c $'no end\r$' out.csv)" -eq 1 ]
+    # the order is the keyed order of 5 items: that of 5 plain lines
+    order=$("$FS_BIN" lines --csv --header=1 --seed=c in.csv | python3 -c '
+import csv, sys
+print(" ".join(r[0] for r in list(csv.reader(sys.stdin))[1:]))')
+    plain=$(printf 'h\n1\n2\n3\n4\n5\n' | "$FS_BIN" lines --header=1 --seed=c | tail -n +2 | tr '\n' ' ')
+    [ "$order " = "$plain" ]
+}
+
+@test "--csv: the same output in memory, with --memory=1M, from a pipe, and -n is its head" {
+    python3 -c '
+import random
+r = random.Random(5)
+print("k,v")
+for i in range(30000):
+    t = r.choice(["a", "b\nc", "q\"\"q", "x,y", "z\r\nw"])
+    print("%d,\"%s\"" % (i, t))' > big.csv
+    want=$("$FS_BIN" lines --csv --header=1 --seed=m big.csv | md5sum)
+    [ "$("$FS_BIN" lines --csv --header=1 --seed=m --memory=1M big.csv | md5sum)" = "$want" ]
+    [ "$(cat big.csv | "$FS_BIN" lines --csv --header=1 --seed=m --memory=1M | md5sum)" = "$want" ]
+    gzip -c big.csv > big.csv.gz
+    [ "$("$FS_BIN" lines --csv --header=1 --seed=m big.csv.gz | md5sum)" = "$want" ]
+    [ "$("$FS_BIN" lines --csv --header=1 --seed=m -n 10 big.csv | md5sum)" = \
+      "$("$FS_BIN" lines --csv --header=1 --seed=m big.csv | python3 -c '
+import csv, sys
+w = csv.writer(sys.stdout, lineterminator="\n")
+for i, r in enumerate(csv.reader(sys.stdin)):
+    if i <= 10: w.writerow(r)' | md5sum)" ]
+}
+
+@test "--csv: an unterminated quote or a NUL byte is an error; --csv with -z, -e, -i is refused" {
+    printf 'a,"b\nc\n' > open.csv
+    run "$FS_BIN" lines --csv --seed=1 open.csv
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: open.csv: CSV input ends inside a quoted field" ]
+    printf 'a\0b\n' > nul.csv
+    run "$FS_BIN" lines --csv --seed=1 nul.csv
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: nul.csv: CSV input holds a NUL byte" ]
+    run "$FS_BIN" lines --csv -z nul.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"cannot combine --csv and -z"* ]]
+    run "$FS_BIN" lines --csv -i 1-3
+    [ "$status" -eq 1 ]
+}
