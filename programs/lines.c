@@ -21,6 +21,7 @@
 #include "lines_opts.h"
 #include "lines_out.h"
 #include "lines_quote.h"
+#include "lines_run.h"
 
 static const char usage_text[] =
     "Usage: %1$s [OPTION]... [FILE]\n"
@@ -75,20 +76,9 @@ static const char usage_text[] =
     "only.\n"
     "Manual: fairshuf-lines(1); docs/lines.md.\n";
 
-/* Everything one run needs; passed down, never global. */
-typedef struct run {
-    lines_opts o;
-    int raw_fd;            /* FILE, or 0 */
-    fs_lines_source *src;  /* decoding/framing the input, or NULL */
-    unsigned char delim;
-    const char *tmpdir;
-    cli_progress bar;      /* the shared reporter: progress.h */
-    lines_out out;         /* last: holds the output buffer */
-} run;
-
 /* -------------------------------------------------------------- progress */
 
-static void progress(void *arg, fs_lines_phase phase, uint64_t done,
+void progress(void *arg, fs_lines_phase phase, uint64_t done,
                      uint64_t total)
 {
     run *R = arg;
@@ -100,7 +90,7 @@ static void progress(void *arg, fs_lines_phase phase, uint64_t done,
                           done, 0, "bytes");
 }
 
-static void progress_end(run *R)
+void progress_end(run *R)
 {
     cli_progress_end(&R->bar);
 }
@@ -121,11 +111,14 @@ static int open_raw(const run *R)
 
 /* The input as the engine reads it: decompressed (gzip, zstd) and, with
  * --csv, framed by a source (fairshuf/lines.h); plain input as it is. */
-static int open_input(run *R)
+int open_input(run *R)
 {
     R->raw_fd = open_raw(R);
     int fd;
-    int rc = fs_lines_source_open(R->raw_fd, R->o.csv, &R->src, &fd);
+    fs_lines_source_opts so = R->src_opts;
+    so.csv = R->o.csv;
+    so.delim = R->delim;
+    int rc = fs_lines_source_open(R->raw_fd, &so, &R->src, &fd);
     if (rc != FS_OK)
         cli_die(CLI_FAIL, "cannot read the input: %s", fs_strerror(rc));
     return fd;
@@ -139,7 +132,7 @@ static const char *input_name(const run *R)
 
 /* Dies when the source found damaged data or could not read: called
  * after all input is read, before any output. */
-static void input_check(run *R)
+void input_check(run *R)
 {
     int err = 0;
     const char *why = NULL;
@@ -153,7 +146,7 @@ static void input_check(run *R)
     cli_die(CLI_FAIL, "read error: %s", strerror(err));
 }
 
-static void close_input(run *R)
+void close_input(run *R)
 {
     input_check(R);
     fs_lines_source_free(R->src);
@@ -381,7 +374,7 @@ static int run_gnu(run *R)
     return CLI_OK;
 }
 
-static void make_key(const run *R, uint8_t key[32])
+void make_key(const run *R, uint8_t key[32])
 {
     int rc = R->o.seed ? fs_seed_to_key(R->o.seed, key) : fs_os_random(key, 32);
     if (rc != FS_OK)
@@ -397,7 +390,7 @@ static fs_rng *make_rng(const run *R)
     return rng;
 }
 
-static void engine_error(run *R, int rc, const fs_lines_result *res)
+_Noreturn void engine_error(run *R, int rc, const fs_lines_result *res)
 {
     progress_end(R);
     if (rc == FS_ENOMEM) /* even out of core: the budget was too large */
@@ -474,25 +467,36 @@ static int open_output_cb(void *arg)
     return lines_out_open(&R->out);
 }
 
+void keyed_config(run *R, fs_lines_config *c)
+{
+    memset(c, 0, sizeof *c);
+    make_key(R, c->key);
+    c->delim = R->delim;
+    c->head = R->o.head;
+    c->header = R->o.header;
+    c->memory = (size_t)R->o.memory;
+    c->tmpdir = R->tmpdir;
+    c->threads = R->o.threads;
+    c->open_output = open_output_cb;
+    c->output_arg = R;
+    c->progress = progress;
+    c->progress_arg = R;
+}
+
 static int run_keyed(run *R)
 {
     if (R->o.have_range || R->o.repeat)
         return run_drawn(R);
+    if (R->o.split)
+        return run_split(R);
+    if (R->o.weights)
+        return run_weights(R);
+    if (R->o.group_by)
+        return run_group(R);
     fs_lines_config c;
-    memset(&c, 0, sizeof c);
-    make_key(R, c.key);
+    keyed_config(R, &c);
     if (R->o.echo)
         return run_echo_keyed(R, c.key);
-    c.delim = R->delim;
-    c.head = R->o.head;
-    c.header = R->o.header;
-    c.memory = (size_t)R->o.memory;
-    c.tmpdir = R->tmpdir;
-    c.threads = R->o.threads;
-    c.open_output = open_output_cb;
-    c.output_arg = R;
-    c.progress = progress;
-    c.progress_arg = R;
     int fd = open_input(R);
     fs_lines_result res;
     int rc = fs_lines_shuffle(fd, &c, &res);

@@ -250,13 +250,30 @@ FS_API const char *fs_lines_codec_name(fs_lines_codec c);
 
 typedef struct fs_lines_source fs_lines_source;
 
+typedef struct fs_lines_source_opts {
+    int csv;              /* frame RFC 4180 records (NUL-terminated) */
+    unsigned char delim;  /* without csv: the record end ('\n' or '\0') */
+    /* Optional: called on the source's thread with every record, header
+     * included, numbered from 0: its bytes with its end (a CSV record:
+     * framed, ending with NUL; a last line without its delimiter gets
+     * one).  A return other than FS_OK stops the source with FS_EINVAL
+     * and *why (if why is set) as the reason. */
+    int (*record)(void *arg, uint64_t i, const unsigned char *rec,
+                  size_t len);
+    void *record_arg;
+    const char *const *why;
+    int no_pipe;          /* the hook takes every record: the pipe stays
+                             empty (the reader sees end of input) */
+} fs_lines_source_opts;
+
 /* Looks at the first bytes of fd (pread on a regular file, tee(2) on a
  * pipe: nothing consumed; other inputs: read and passed on).  Plain input
- * without csv: *src = NULL and *rfd = fd (no thread, no copy).  Otherwise
- * a thread decodes (and frames) fd into a pipe and *rfd is its read end,
- * owned by the source.  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO (no pipe). */
-FS_API int fs_lines_source_open(int fd, int csv, fs_lines_source **src,
-                                int *rfd);
+ * without csv or hook: *src = NULL and *rfd = fd (no thread, no copy).
+ * Otherwise a thread decodes (and frames) fd into a pipe and *rfd is its
+ * read end, owned by the source.  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO
+ * (no pipe). */
+FS_API int fs_lines_source_open(int fd, const fs_lines_source_opts *o,
+                                fs_lines_source **src, int *rfd);
 /* Reads what is left of *rfd (discarded), waits for the thread, and
  * returns its status: FS_OK, FS_EIO (*err: errno; EBADMSG with *why set
  * when the data is damaged: "gzip data is corrupt: ...", "zstd data is
@@ -304,6 +321,65 @@ FS_API int fs_lines_sink_open(const fs_lines_sink_config *c,
  * records each part got.  NULL sink: FS_OK. */
 FS_API int fs_lines_sink_end(fs_lines_sink *sink, int *err, uint64_t *counts);
 FS_API void fs_lines_sink_free(fs_lines_sink *sink);
+
+/* ------------------------------------------------------------------------
+ * Fields and field values (--stratify, --weights, --group-by)
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_field {
+    size_t col;           /* 0-based column, once resolved */
+    const char *name;     /* a column name (not copied), or NULL */
+    int resolved;
+    int csv;              /* CSV fields (quotes removed, "" read as ") */
+    unsigned char sep;    /* otherwise: the separator (as sort -t) */
+} fs_lines_field;
+
+/* spec: a 1-based column number ("3"), or a column name, resolved later
+ * against the header record.  Errors: FS_EINVAL (empty, "0"), FS_ERANGE
+ * (a number too large). */
+FS_API int fs_lines_field_parse(const char *spec, int csv, unsigned char sep,
+                                fs_lines_field *f);
+/* Finds f->name among the fields of the header record hdr[0..len) (its
+ * end excluded).  A number is resolved already.  FS_ENOTFOUND, FS_ENOMEM. */
+FS_API int fs_lines_field_resolve(fs_lines_field *f, const unsigned char *hdr,
+                                  size_t len);
+/* The field of record rec[0..len) (its end, LF, CRLF or NUL, excluded)
+ * into out (at most cap bytes); returns its length and sets *found = 0
+ * when the record has fewer fields.  O(len). */
+FS_API size_t fs_lines_field_get(const fs_lines_field *f,
+                                 const unsigned char *rec, size_t len,
+                                 unsigned char *out, size_t cap, int *found);
+
+/* A table of distinct values, numbered from 0 in order of first
+ * appearance, with how often each was added.  Expected O(len) per call. */
+typedef struct fs_lines_values fs_lines_values;
+FS_API int fs_lines_values_new(fs_lines_values **v);
+FS_API void fs_lines_values_free(fs_lines_values *v);
+/* Counts one occurrence of val[0..len); *id: its number.  FS_ENOMEM. */
+FS_API int fs_lines_values_add(fs_lines_values *v, const void *val,
+                               size_t len, uint64_t *id);
+/* The number of a value added before, or FS_ENOTFOUND. */
+FS_API int fs_lines_values_find(const fs_lines_values *v, const void *val,
+                                size_t len, uint64_t *id);
+FS_API uint64_t fs_lines_values_count(const fs_lines_values *v, uint64_t id);
+FS_API uint64_t fs_lines_values_size(const fs_lines_values *v);
+
+/* ------------------------------------------------------------------------
+ * Splitting (--split, --stratify)
+ *
+ * n items cut into k parts in proportion to w[0..k): part i gets
+ * floor(n w_i / W), and the items left over go one each to the parts with
+ * the largest remainders n w_i mod W (ties: the lower part).  So a part's
+ * size is within 1 of n w_i / W, and the sizes add up to n.  Stratified:
+ * each stratum (value of a field) is cut the same way on its own, its
+ * j-th item in shuffled order going to fs_lines_split_part(n_s, j, ...),
+ * so every part holds each value's share to within 1 record.
+ * ---------------------------------------------------------------------- */
+/* FS_EINVAL: k == 0, NULL arrays, all weights 0.  O(k^2) at worst. */
+FS_API int fs_lines_split_sizes(uint64_t n, const uint64_t *w, size_t k,
+                                uint64_t *sizes);
+/* The part of item j (0-based) of n: scratch holds k entries. */
+FS_API size_t fs_lines_split_part(uint64_t n, uint64_t j, const uint64_t *w,
+                                  size_t k, uint64_t *scratch);
 
 #ifdef __cplusplus
 }

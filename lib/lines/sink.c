@@ -78,18 +78,24 @@ static size_t choose(fs_lines_sink *s, const unsigned char *rec, size_t len)
     return k;
 }
 
-static void take(fs_lines_sink *s, const unsigned char *p, size_t n)
+/* Routes p[0..n); returns how much was taken: with a chooser, a record
+ * whose end is not in p yet waits for more (unless p is a full buffer). */
+static size_t take(fs_lines_sink *s, const unsigned char *p, size_t n,
+                   int full)
 {
     unsigned char end = s->c.csv ? '\0' : s->c.delim;
+    size_t n0 = n;
     if (s->c.nparts == 1 && !s->c.csv) {
         s->all = 0;
         s->cur = 0;
         route(s, p, n);
-        return;
+        return n;
     }
     while (n > 0) {
         const unsigned char *e = memchr(p, end, n);
         size_t len = e ? (size_t)(e - p) + 1 : n;
+        if (!s->in_rec && !e && s->c.choose && !full)
+            return n0 - n;
         if (!s->in_rec) {
             s->in_rec = 1;
             s->all = s->header_left > 0;
@@ -109,6 +115,7 @@ static void take(fs_lines_sink *s, const unsigned char *p, size_t n)
         p += len;
         n -= len;
     }
+    return n0;
 }
 
 static void *sink_run(void *arg)
@@ -117,21 +124,30 @@ static void *sink_run(void *arg)
     unsigned char *buf = malloc(CHUNK);
     if (buf == NULL)
         s->rc = FS_ENOMEM;
+    size_t keep = 0; /* a record's start, waiting for its end */
     for (;;) {
         size_t got;
         unsigned char b1[4096];
-        unsigned char *b = buf ? buf : b1; /* keep reading regardless */
-        if (fs__read_some(s->rfd, b, buf ? CHUNK : sizeof b1, &got) != FS_OK) {
+        unsigned char *b = buf ? buf + keep : b1; /* read on regardless */
+        if (fs__read_some(s->rfd, b, buf ? CHUNK - keep : sizeof b1,
+                          &got) != FS_OK) {
             if (s->rc == FS_OK) {
                 s->rc = FS_EIO;
                 s->err = errno;
             }
             break;
         }
-        if (got == 0)
+        if (got == 0) {
+            if (buf && keep)
+                take(s, buf, keep, 1);
             break;
-        if (buf)
-            take(s, buf, got);
+        }
+        if (buf) {
+            size_t have = keep + got;
+            size_t used = take(s, buf, have, have == CHUNK);
+            keep = have - used;
+            memmove(buf, buf + used, keep);
+        }
     }
     for (size_t k = 0; k < s->c.nparts && s->rc == FS_OK; k++)
         if (fs__codec_feed(s->parts[k].enc, NULL, 0, 1, write_part,

@@ -25,6 +25,10 @@ struct fs_lines_source {
     size_t npre;
     fs_lines_codec codec;
     int csv;
+    fs_lines_source_opts o;
+    unsigned char *carry;   /* a record split across chunks (hook) */
+    size_t clen, ccap;
+    uint64_t nrec;
     fs__codec *dec;
     fs__csv_framer fr;
     unsigned char *fbuf;    /* framed bytes */
@@ -80,18 +84,66 @@ static int fail(fs_lines_source *s, int rc, const char *why)
     return rc;
 }
 
+/* Hands every whole record of p[0..n) to the hook (a record split across
+ * calls is put together in s->carry). */
+static int records(fs_lines_source *s, const unsigned char *p, size_t n)
+{
+    unsigned char end = s->csv ? '\0' : s->o.delim;
+    while (n > 0) {
+        const unsigned char *e = memchr(p, end, n);
+        size_t len = e ? (size_t)(e - p) + 1 : n;
+        if (e && s->clen == 0) {
+            if (s->o.record(s->o.record_arg, s->nrec++, p, len) != FS_OK)
+                return fail(s, FS_EINVAL, s->o.why ? *s->o.why : NULL);
+        } else {
+            if (s->clen + len > s->ccap) {
+                size_t nc = s->ccap ? s->ccap : 4096;
+                while (nc < s->clen + len)
+                    nc *= 2;
+                unsigned char *nb = realloc(s->carry, nc);
+                if (nb == NULL)
+                    return fail(s, FS_ENOMEM, NULL);
+                s->carry = nb;
+                s->ccap = nc;
+            }
+            memcpy(s->carry + s->clen, p, len);
+            s->clen += len;
+            if (e) {
+                if (s->o.record(s->o.record_arg, s->nrec++, s->carry,
+                                s->clen) != FS_OK)
+                    return fail(s, FS_EINVAL, s->o.why ? *s->o.why : NULL);
+                s->clen = 0;
+            }
+        }
+        p += len;
+        n -= len;
+    }
+    return FS_OK;
+}
+
+/* The engine's bytes: to the pipe (unless the hook takes everything), and
+ * record by record to the hook. */
+static int out(fs_lines_source *s, const unsigned char *p, size_t n)
+{
+    if (s->o.record && records(s, p, n) != FS_OK)
+        return s->rc;
+    if (s->o.no_pipe)
+        return FS_OK;
+    return fs__write_all(s->wfd, p, n) == FS_OK ? FS_OK
+                                                : fail(s, FS_EIO, NULL);
+}
+
 static int put(void *arg, const unsigned char *p, size_t n)
 {
     fs_lines_source *s = arg;
     if (!s->csv)
-        return fs__write_all(s->wfd, p, n) == FS_OK ? FS_OK
-                                                   : fail(s, FS_EIO, NULL);
+        return out(s, p, n);
     while (n > 0) { /* framing may double the bytes: IN_CHUNK at a time */
         size_t k = n < IN_CHUNK ? n : IN_CHUNK, o;
         if (fs__csv_frame(&s->fr, p, k, 0, s->fbuf, &o) != FS_OK)
             return fail(s, FS_EIO, s->fr.why);
-        if (fs__write_all(s->wfd, s->fbuf, o) != FS_OK)
-            return fail(s, FS_EIO, NULL);
+        if (out(s, s->fbuf, o) != FS_OK)
+            return s->rc;
         p += k;
         n -= k;
     }
@@ -128,8 +180,12 @@ static void *source_run(void *arg)
         size_t o;
         if (fs__csv_frame(&s->fr, NULL, 0, 1, s->fbuf, &o) != FS_OK)
             fail(s, FS_EIO, s->fr.why);
-        else if (fs__write_all(s->wfd, s->fbuf, o) != FS_OK)
-            fail(s, FS_EIO, NULL);
+        else
+            (void)out(s, s->fbuf, o);
+    } else if (rc == FS_OK && s->o.record && s->clen > 0) {
+        /* a last line without its delimiter: as the engine reads it */
+        unsigned char d = s->o.delim;
+        (void)records(s, &d, 1);
     }
     free(buf);
     close(s->wfd); /* the engine sees the end of input */
@@ -137,21 +193,24 @@ static void *source_run(void *arg)
     return NULL;
 }
 
-int fs_lines_source_open(int fd, int csv, fs_lines_source **out, int *rfd)
+int fs_lines_source_open(int fd, const fs_lines_source_opts *o,
+                         fs_lines_source **out, int *rfd)
 {
-    if (out == NULL || rfd == NULL || fd < 0)
+    if (o == NULL || out == NULL || rfd == NULL || fd < 0)
         return FS_EINVAL;
+    int csv = o->csv;
     *out = NULL;
     *rfd = fd;
     unsigned char pk[4];
     size_t got;
     int consumed = peek(fd, pk, &got);
     fs_lines_codec codec = fs_lines_codec_sniff(pk, got);
-    if (codec == FS_CODEC_PLAIN && !csv && !consumed)
+    if (codec == FS_CODEC_PLAIN && !csv && !consumed && !o->record)
         return FS_OK; /* as it is */
     fs_lines_source *s = calloc(1, sizeof *s);
     if (s == NULL)
         return FS_ENOMEM;
+    s->o = *o;
     s->fd = fd;
     s->csv = csv;
     s->codec = codec;
@@ -225,5 +284,6 @@ void fs_lines_source_free(fs_lines_source *s)
     close(s->rfd);
     fs__codec_free(s->dec);
     free(s->fbuf);
+    free(s->carry);
     free(s);
 }
