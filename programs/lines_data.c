@@ -2,6 +2,7 @@
  * --stratify), --weights, --group-by.  The algorithms are the library's
  * (fairshuf/lines.h); this file wires the input, fields and outputs. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,10 +230,122 @@ int run_split(run *R)
     return CLI_OK;
 }
 
+/* ----------------------------------------------------------- --weights */
+
+typedef struct weights_ctx {
+    run *R;
+    field_ctx fc;
+    fs_lines_wsample *ws;
+    unsigned char *hdr;   /* the header records, written first */
+    size_t hlen, hcap;
+    char bad[600];
+    const char *badp;
+    int rc;
+} weights_ctx;
+
+static int keep_header(unsigned char **buf, size_t *len, size_t *cap,
+                       const unsigned char *rec, size_t n)
+{
+    if (*len + n > *cap) {
+        size_t nc = *cap ? *cap * 2 : 4096;
+        while (nc < *len + n)
+            nc *= 2;
+        unsigned char *nb = realloc(*buf, nc);
+        if (nb == NULL)
+            return FS_ENOMEM;
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, rec, n);
+    *len += n;
+    return FS_OK;
+}
+
+static int weights_record(void *arg, uint64_t i, const unsigned char *rec,
+                          size_t len)
+{
+    weights_ctx *W = arg;
+    size_t vlen;
+    int rc = field_of(&W->fc, i, rec, len, &vlen);
+    if (rc == 1)
+        return keep_header(&W->hdr, &W->hlen, &W->hcap, rec, len);
+    if (rc != FS_OK)
+        return rc;
+    char num[64];
+    double w = NAN;
+    if (vlen < sizeof num) {
+        memcpy(num, W->fc.val, vlen);
+        num[vlen] = '\0';
+        char *end;
+        w = strtod(num, &end);
+        while (*end == ' ' || *end == '\t' || *end == '\r')
+            end++;
+        if (end == num || *end != '\0')
+            w = NAN;
+    }
+    rc = fs_lines_wsample_add(W->ws, i - W->fc.header, w, rec, len);
+    if (rc == FS_EINVAL) {
+        W->fc.whyp = W->bad;
+        snprintf(W->bad, sizeof W->bad,
+                 "--weights: record %llu: %.*s is not a weight (a number "
+                 ">= 0)", (unsigned long long)(i + 1),
+                 (int)(vlen < 200 ? vlen : 200), (const char *)W->fc.val);
+    }
+    W->rc = rc;
+    return rc;
+}
+
+static int emit_out(void *arg, const unsigned char *p, size_t n)
+{
+    lines_out_put(arg, p, n);
+    return FS_OK;
+}
+
 int run_weights(run *R)
 {
-    (void)R;
-    cli_die(CLI_FAIL, "--weights: not built yet");
+    weights_ctx *W = calloc(1, sizeof *W);
+    if (W == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    W->R = R;
+    field_init(R, &W->fc, "--weights", R->o.weights);
+    uint8_t key[32];
+    make_key(R, key);
+    if (fs_lines_wsample_new(&W->ws, key, R->o.head, (size_t)R->o.memory,
+                             R->tmpdir) != FS_OK)
+        cli_die(CLI_FAIL, "memory exhausted");
+    R->src_opts.record = weights_record;
+    R->src_opts.record_arg = W;
+    R->src_opts.why = &W->fc.whyp;
+    R->src_opts.no_pipe = 1;
+    int fd = open_input(R);
+    (void)fd; /* the hook takes every record */
+    int err;
+    const char *why;
+    if (fs_lines_source_end(R->src, &err, &why) != FS_OK) {
+        if (why == W->fc.why) {
+            cli_error("%s", why);
+            exit(CLI_USAGE);
+        }
+        if (why == W->bad)
+            cli_die(CLI_FAIL, "%s", why);
+        if (W->rc == FS_EIO)
+            cli_die(CLI_FAIL, "temporary file in %s: %s",
+                    lines_quoteaf(R->tmpdir), strerror(err));
+        if (W->rc == FS_ENOMEM)
+            cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
+                    "keeps more on disk)");
+        input_check(R);
+    }
+    close_input(R);
+    lines_out_open(&R->out);
+    lines_out_put(&R->out, W->hdr, W->hlen);
+    if (fs_lines_wsample_write(W->ws, emit_out, &R->out, &err) != FS_OK)
+        cli_die(CLI_FAIL, "temporary file in %s: %s",
+                lines_quoteaf(R->tmpdir), strerror(err));
+    fs_lines_wsample_free(W->ws);
+    free(W->hdr);
+    free(W);
+    return CLI_OK;
 }
 
 int run_group(run *R)

@@ -381,6 +381,43 @@ FS_API int fs_lines_split_sizes(uint64_t n, const uint64_t *w, size_t k,
 FS_API size_t fs_lines_split_part(uint64_t n, uint64_t j, const uint64_t *w,
                                   size_t k, uint64_t *scratch);
 
+/* ------------------------------------------------------------------------
+ * Weighted sampling of records (--weights=FIELD -n K)
+ *
+ * Data record i (0-based, header excluded) of weight w_i > 0 gets the
+ * Efraimidis-Spirakis key fs_weighted_key(fs_lines_key(K, i, 0), w_i)
+ * (<fairshuf/weighted.h>): the word is the i-th of the seeded chacha20
+ * stream, so the selection is that of fs_weighted_sample() with that
+ * generator.  The K smallest keys are kept (O(K) memory for the keys; the
+ * records' bytes in memory up to half of `memory`, then in an unlinked
+ * temporary file in tmpdir) and written in increasing key order, ties by
+ * index: successive weighted draws without replacement.  Weight 0: never
+ * drawn.  The selection depends only on (K, input).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_wsample fs_lines_wsample;
+/* memory 0: fs_lines_default_memory(); tmpdir NULL: $TMPDIR or /tmp.
+ * FS_EINVAL, FS_ENOMEM. */
+FS_API int fs_lines_wsample_new(fs_lines_wsample **s, const uint8_t K[32],
+                                uint64_t k, size_t memory,
+                                const char *tmpdir);
+/* Offers record i with weight w (its bytes rec[0..len) are copied if it is
+ * kept).  Records must come in increasing i.  Errors: FS_EINVAL (w
+ * negative, NaN or infinite), FS_ENOMEM, FS_EIO (temporary file; see
+ * fs_lines_wsample_write's err).  O(log K). */
+FS_API int fs_lines_wsample_add(fs_lines_wsample *s, uint64_t i, double w,
+                                const unsigned char *rec, size_t len);
+/* Writes the kept records in draw order through emit (its error stops
+ * it).  FS_EIO: *err (if set) is errno of the temporary file's failure. */
+FS_API int fs_lines_wsample_write(fs_lines_wsample *s,
+                                  int (*emit)(void *arg,
+                                              const unsigned char *p,
+                                              size_t n),
+                                  void *arg, int *err);
+/* Records kept so far; whether their bytes went to disk. */
+FS_API uint64_t fs_lines_wsample_kept(const fs_lines_wsample *s);
+FS_API int fs_lines_wsample_on_disk(const fs_lines_wsample *s);
+FS_API void fs_lines_wsample_free(fs_lines_wsample *s);
+
 #ifdef __cplusplus
 }
 #endif
