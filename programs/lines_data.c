@@ -348,8 +348,68 @@ int run_weights(run *R)
     return CLI_OK;
 }
 
+/* ---------------------------------------------------------- --group-by */
+
+typedef struct group_ctx {
+    field_ctx fc;
+    fs_lines_groups *g;
+    unsigned char *hdr;
+    size_t hlen, hcap;
+    int rc;
+} group_ctx;
+
+static int group_record(void *arg, uint64_t i, const unsigned char *rec,
+                        size_t len)
+{
+    group_ctx *G = arg;
+    size_t vlen;
+    int rc = field_of(&G->fc, i, rec, len, &vlen);
+    if (rc == 1)
+        return keep_header(&G->hdr, &G->hlen, &G->hcap, rec, len);
+    if (rc != FS_OK)
+        return rc;
+    return G->rc = fs_lines_groups_add(G->g, G->fc.val, vlen, rec, len);
+}
+
 int run_group(run *R)
 {
-    (void)R;
-    cli_die(CLI_FAIL, "--group-by: not built yet");
+    group_ctx *G = calloc(1, sizeof *G);
+    if (G == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    field_init(R, &G->fc, "--group-by", R->o.group_by);
+    uint8_t key[32];
+    make_key(R, key);
+    if (fs_lines_groups_new(&G->g, key, R->o.shuffle_within,
+                            (size_t)R->o.memory, R->tmpdir) != FS_OK)
+        cli_die(CLI_FAIL, "memory exhausted");
+    R->src_opts.record = group_record;
+    R->src_opts.record_arg = G;
+    R->src_opts.why = &G->fc.whyp;
+    R->src_opts.no_pipe = 1;
+    (void)open_input(R); /* the hook takes every record */
+    int err;
+    const char *why;
+    if (fs_lines_source_end(R->src, &err, &why) != FS_OK) {
+        if (why == G->fc.why) {
+            cli_error("%s", why);
+            exit(CLI_USAGE);
+        }
+        if (G->rc == FS_EIO)
+            cli_die(CLI_FAIL, "temporary file in %s: %s",
+                    lines_quoteaf(R->tmpdir), strerror(err));
+        if (G->rc == FS_ENOMEM)
+            cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
+                    "keeps more on disk)");
+        input_check(R);
+    }
+    close_input(R);
+    lines_out_open(&R->out);
+    lines_out_put(&R->out, G->hdr, G->hlen);
+    if (fs_lines_groups_write(G->g, emit_out, &R->out, &err) != FS_OK)
+        cli_die(CLI_FAIL, "temporary file in %s: %s",
+                lines_quoteaf(R->tmpdir), strerror(err));
+    fs_lines_groups_free(G->g);
+    free(G->hdr);
+    free(G);
+    return CLI_OK;
 }

@@ -418,6 +418,43 @@ FS_API uint64_t fs_lines_wsample_kept(const fs_lines_wsample *s);
 FS_API int fs_lines_wsample_on_disk(const fs_lines_wsample *s);
 FS_API void fs_lines_wsample_free(fs_lines_wsample *s);
 
+/* ------------------------------------------------------------------------
+ * Groups of records (--group-by=FIELD [--shuffle-within])
+ *
+ * Records with equal field values form a group (wherever they are in the
+ * input); groups are numbered by first appearance, g = 0, 1, ..., and
+ * written whole in the keyed order fs_lines_order(Kg, G) with the group
+ * key Kg = fs_lines_groups_key(K): every order of the G groups is equally
+ * likely, whatever their sizes.  Within a group: input order, or with
+ * shuffle_within the keyed order of the records' own keys
+ * fs_lines_key(K, i, 0) (i: the data record's number), ties by levels
+ * 1, 2, ...  Memory: 32 bytes per record plus the value table; the
+ * records' bytes stay in memory up to half of `memory`, then go to an
+ * unlinked temporary file in tmpdir (the output is the same).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_groups fs_lines_groups;
+/* memory 0: fs_lines_default_memory().  FS_EINVAL, FS_ENOMEM. */
+FS_API int fs_lines_groups_new(fs_lines_groups **g, const uint8_t K[32],
+                               int shuffle_within, size_t memory,
+                               const char *tmpdir);
+/* Adds the next data record rec[0..len) of group value val[0..vlen).
+ * FS_ENOMEM, FS_EIO (temporary file: fs_lines_groups_write's err). */
+FS_API int fs_lines_groups_add(fs_lines_groups *g, const void *val,
+                               size_t vlen, const unsigned char *rec,
+                               size_t len);
+/* Writes every record in the order above through emit.  O(n log n). */
+FS_API int fs_lines_groups_write(fs_lines_groups *g,
+                                 int (*emit)(void *arg,
+                                             const unsigned char *p,
+                                             size_t n),
+                                 void *arg, int *err);
+/* Kg = SHA-256("fairshuf lines groups v1:" + 64 lowercase hex digits of
+ * K) (fs_seed_to_key of that string).  FS_OK. */
+FS_API int fs_lines_groups_key(const uint8_t K[32], uint8_t Kg[32]);
+FS_API uint64_t fs_lines_groups_count(const fs_lines_groups *g);
+FS_API int fs_lines_groups_on_disk(const fs_lines_groups *g);
+FS_API void fs_lines_groups_free(fs_lines_groups *g);
+
 #ifdef __cplusplus
 }
 #endif
