@@ -145,13 +145,16 @@ int fs_lines_groups_add(fs_lines_groups *g, const void *val, size_t vlen,
         g->cap = nc;
     }
     uint64_t off = g->fd >= 0 ? g->flen : g->alen;
+    if (g->fd < 0 && g->alen + len > g->memory / 2) { /* past the budget */
+        if ((rc = to_file(g)) != FS_OK)
+            return rc;
+    }
     if (g->fd < 0 && g->alen + len > g->acap) {
         size_t nc = g->acap ? g->acap * 2 : 65536;
         while (nc < g->alen + len)
             nc *= 2;
-        unsigned char *na = nc <= g->memory / 2 ? realloc(g->arena, nc)
-                                                : NULL;
-        if (na == NULL) { /* past the budget, or no memory: to disk */
+        unsigned char *na = realloc(g->arena, nc);
+        if (na == NULL) { /* less memory than hoped: to disk */
             if ((rc = to_file(g)) != FS_OK)
                 return rc;
         } else {

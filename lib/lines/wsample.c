@@ -195,26 +195,26 @@ static int compact(fs_lines_wsample *s)
 static int store(fs_lines_wsample *s, const unsigned char *rec, size_t len,
                  uint64_t *off)
 {
+    if (s->fd < 0 && s->alen + len > s->acap &&
+        s->alen > 2 * s->live + (1u << 20) && compact(s) != FS_OK)
+        return FS_ENOMEM;
+    if (s->fd < 0 && s->alen + len > s->memory / 2) { /* past the budget */
+        int rc = to_file(s);
+        if (rc != FS_OK)
+            return rc;
+    }
     if (s->fd < 0 && s->alen + len > s->acap) {
-        if (s->alen > 2 * s->live + (1u << 20) && compact(s) != FS_OK)
-            return FS_ENOMEM;
-        if (s->alen + len > s->acap && s->alen + len > s->memory / 2) {
+        size_t nc = s->acap ? s->acap * 2 : 65536;
+        while (nc < s->alen + len)
+            nc *= 2;
+        unsigned char *na = realloc(s->arena, nc);
+        if (na == NULL) { /* less memory than hoped: to disk */
             int rc = to_file(s);
             if (rc != FS_OK)
                 return rc;
-        } else if (s->alen + len > s->acap) {
-            size_t nc = s->acap ? s->acap * 2 : 65536;
-            while (nc < s->alen + len)
-                nc *= 2;
-            unsigned char *na = realloc(s->arena, nc);
-            if (na == NULL) { /* less memory than hoped: to disk */
-                int rc = to_file(s);
-                if (rc != FS_OK)
-                    return rc;
-            } else {
-                s->arena = na;
-                s->acap = nc;
-            }
+        } else {
+            s->arena = na;
+            s->acap = nc;
         }
     }
     if (s->fd >= 0)
