@@ -221,3 +221,148 @@ for i, r in enumerate(csv.reader(sys.stdin)):
     run "$FS_BIN" lines --csv -i 1-3
     [ "$status" -eq 1 ]
 }
+
+# ------------------------------------------------- split, weights, groups
+
+labelled() { # N rows: id, label (a 70 %, b 20 %, c 10 %), weight, text
+    python3 -c '
+import random, sys
+r = random.Random(int(sys.argv[2]))
+print("id,label,w,text" if sys.argv[3] == "csv" else "id\tlabel\tw\ttext")
+for i in range(int(sys.argv[1])):
+    lab = r.choice("aaaaaaabbc")
+    t = r.choice(["plain", "with \"\"quote\"\"", "two\nlines", "comma, inside"])
+    if sys.argv[3] == "csv":
+        print("%d,%s,%d,\"%s\"" % (i, lab, r.randint(0, 5), t))
+    else:
+        print("%d\t%s\t%d\t%s" % (i, lab, r.randint(0, 5), t.replace("\n", " ")))' "$@"
+}
+
+@test "--split: parts partition the input, sizes by largest remainder, each part in shuffled order" {
+    seq 1003 > in
+    "$FS_BIN" lines --seed=p --split=80,10,10 -o 'part-%d' in
+    # 802.4, 100.3, 100.3: floors 802, 100, 100; the one left goes to the
+    # largest remainder (0.4: part 1)
+    [ "$(wc -l < part-1)" -eq 803 ]
+    [ "$(wc -l < part-2)" -eq 100 ]
+    [ "$(wc -l < part-3)" -eq 100 ]
+    [ "$(cat part-1 part-2 part-3 | wc -l)" -eq 1003 ]
+    [ "$(cat part-1 part-2 part-3 | sort -n | md5sum)" = "$(md5sum < in)" ]
+    # one seeded shuffle cut in parts: the parts, in order, are the shuffle
+    [ "$(cat part-1 part-2 part-3 | md5sum)" = "$("$FS_BIN" lines --seed=p in | md5sum)" ]
+    # named outputs, compressed parts, out of core: the same cut
+    "$FS_BIN" lines --seed=p --split=80,10,10 --memory=1M -o a.gz,b.zst,c in
+    [ "$( { gzip -dc a.gz; zstd -dc b.zst; cat c; } | md5sum)" = "$(cat part-1 part-2 part-3 | md5sum)" ]
+    run "$FS_BIN" lines --split=80,20 -o x,y,z in
+    [ "$status" -eq 2 ]
+    run "$FS_BIN" lines --split=80 -o 'p-%d' in
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"invalid --split"* ]]
+    run "$FS_BIN" lines --split=1,1 in
+    [ "$status" -eq 2 ]
+}
+
+@test "--split --stratify: every part holds each value's share (within 1 record), CSV and TSV, memory and --memory=1M" {
+    for fmt in csv tsv; do
+        labelled 2000 3 $fmt > in.$fmt
+        args="--seed=st --header=1 --split=60,25,15 --stratify=label"
+        [ $fmt = csv ] && args="$args --csv"
+        "$FS_BIN" lines $args -o "m-%d.$fmt" in.$fmt
+        "$FS_BIN" lines $args --memory=1M -o "d-%d.$fmt" in.$fmt
+        for k in 1 2 3; do
+            cmp "m-$k.$fmt" "d-$k.$fmt"
+        done
+        python3 - "$fmt" in.$fmt m-1.$fmt m-2.$fmt m-3.$fmt <<'PY'
+import csv, sys, collections
+fmt, src, parts = sys.argv[1], sys.argv[2], sys.argv[3:]
+def rows(p):
+    with open(p, newline="") as f:
+        r = list(csv.reader(f, delimiter="," if fmt == "csv" else "\t"))
+    return r[0], r[1:]
+hdr, allrows = rows(src)
+total = collections.Counter(r[1] for r in allrows)
+w = [60, 25, 15]
+seen = []
+for k, p in enumerate(parts):
+    h, rs = rows(p)
+    assert h == hdr, "every part starts with the header"
+    c = collections.Counter(r[1] for r in rs)
+    for lab, n in total.items():
+        assert abs(c[lab] - n * w[k] / 100) < 1, (p, lab, c[lab], n)
+    seen += rs
+assert sorted(seen) == sorted(allrows), "the parts partition the input"
+PY
+    done
+    run "$FS_BIN" lines --seed=1 --header=1 --split=1,1 --stratify=nope -o 'x-%d' in.tsv
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --stratify: no field nope in the header" ]
+    run "$FS_BIN" lines --seed=1 --split=1,1 --stratify=label -o 'x-%d' in.tsv
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--stratify: field 'label' is a name: it needs --header=1"* ]]
+    run "$FS_BIN" lines --seed=1 --split=1,1 --stratify=0 -o 'x-%d' in.tsv
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--stratify: invalid field '0'"* ]]
+}
+
+@test "--weights: the same selection in memory, with --memory=1M, from a pipe and compressed; bad weights are errors" {
+    for fmt in csv tsv; do
+        labelled 3000 4 $fmt > in.$fmt
+        args="--seed=w --header=1 --weights=w -n 500"
+        [ $fmt = csv ] && args="$args --csv"
+        want=$("$FS_BIN" lines $args in.$fmt | md5sum)
+        [ "$("$FS_BIN" lines $args --memory=1M in.$fmt | md5sum)" = "$want" ]
+        [ "$("$FS_BIN" lines $args --memory=4K in.$fmt | md5sum)" = "$want" ]
+        [ "$(gzip -c in.$fmt | "$FS_BIN" lines $args | md5sum)" = "$want" ]
+        # by column number too
+        [ "$("$FS_BIN" lines ${args/--weights=w/--weights=3} in.$fmt | md5sum)" = "$want" ]
+    done
+    # weight 0 is never drawn; -n larger than the positive ones: all of them
+    printf 'a\t0\nb\t2\nc\t1\n' > small
+    [ "$("$FS_BIN" lines --seed=1 --weights=2 -n 5 small | cut -f1 | sort | paste -s -d ' ')" = "b c" ]
+    printf 'a\t1\nb\t-2\n' > neg
+    run "$FS_BIN" lines --seed=1 --weights=2 -n 1 neg
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: --weights: record 2: -2 is not a weight (a number >= 0)" ]
+    run "$FS_BIN" lines --seed=1 --weights=2 neg
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--weights needs -n COUNT"* ]]
+}
+
+@test "--group-by: groups contiguous, input order within, the same with --memory=1M; --shuffle-within" {
+    for fmt in csv tsv; do
+        labelled 3000 5 $fmt > in.$fmt
+        base="--seed=g --header=1 --group-by=label"
+        [ $fmt = csv ] && base="$base --csv"
+        for extra in "" "--shuffle-within"; do
+            "$FS_BIN" lines $base $extra in.$fmt > mem
+            "$FS_BIN" lines $base $extra --memory=1M in.$fmt > disk
+            cmp mem disk
+            python3 - "$fmt" in.$fmt mem "$extra" <<'PY'
+import csv, sys
+fmt, src, out, extra = sys.argv[1:5]
+d = "," if fmt == "csv" else "\t"
+def rows(p):
+    with open(p, newline="") as f:
+        return list(csv.reader(f, delimiter=d))
+a, b = rows(src), rows(out)
+assert a[0] == b[0]
+labels = [r[1] for r in b[1:]]
+runs = [l for i, l in enumerate(labels) if i == 0 or labels[i - 1] != l]
+assert len(runs) == len(set(runs)) == 3, runs   # each group contiguous
+for lab in set(labels):
+    ids = [int(r[0]) for r in b[1:] if r[1] == lab]
+    if extra:
+        assert ids != sorted(ids), "shuffled within"
+    else:
+        assert ids == sorted(ids), "input order within a group"
+assert sorted(a[1:]) == sorted(b[1:])
+PY
+        done
+    done
+    # the order of groups changes with the seed
+    seen=""
+    for s in 1 2 3 4 5 6 7 8; do
+        seen="$seen $("$FS_BIN" lines --seed=$s --header=1 --group-by=2 in.tsv | tail -n +2 | cut -f2 | uniq | paste -s -d '')"
+    done
+    [ "$(echo $seen | tr ' ' '\n' | sort -u | wc -l)" -ge 3 ]
+}
