@@ -13,6 +13,16 @@
 
 #define VALUE_MAX 4096 /* field values compare on their first 4 KiB */
 
+/* arg quoted as GNU does, in buf (nothing left to free before an exit). */
+static const char *quoted(char *buf, size_t n, const char *arg)
+{
+    char *q = lines_quoteaf(arg);
+    snprintf(buf, n, "%s", q);
+    if (q != arg)
+        free(q);
+    return buf;
+}
+
 /* A field option resolved against the header (record 0). */
 typedef struct field_ctx {
     const char *opt;      /* "--stratify", ... */
@@ -26,6 +36,7 @@ typedef struct field_ctx {
 static void field_init(run *R, field_ctx *fc, const char *opt,
                        const char *spec)
 {
+    char qb[512];
     memset(fc, 0, sizeof *fc);
     fc->opt = opt;
     fc->whyp = fc->why;
@@ -33,12 +44,12 @@ static void field_init(run *R, field_ctx *fc, const char *opt,
     int rc = fs_lines_field_parse(spec, R->o.csv, R->o.sep, &fc->f);
     if (rc != FS_OK) {
         cli_error("%s: invalid field %s (a column number from 1, or a "
-                  "column name with --header)", opt, lines_quoteaf(spec));
+                  "column name with --header)", opt, quoted(qb, sizeof qb, spec));
         exit(CLI_USAGE);
     }
     if (!fc->f.resolved && R->o.header == 0) {
         cli_error("%s: field %s is a name: it needs --header=1", opt,
-                  lines_quoteaf(spec));
+                  quoted(qb, sizeof qb, spec));
         exit(CLI_USAGE);
     }
 }
@@ -124,6 +135,7 @@ static size_t strata_choose(void *arg, uint64_t i, const unsigned char *rec,
  * k-th of -o NAME,NAME,... */
 static char *part_name(const char *o, size_t k, size_t nparts)
 {
+    char qb[512];
     const char *pct = strstr(o, "%d");
     char *name;
     if (pct) {
@@ -140,7 +152,7 @@ static char *part_name(const char *o, size_t k, size_t nparts)
         commas += *q == ',';
     if (commas + 1 != nparts) {
         cli_error("--split: -o %s names %zu outputs for %zu parts (or use "
-                  "%%d in the name)", lines_quoteaf(o), commas + 1, nparts);
+                  "%%d in the name)", quoted(qb, sizeof qb, o), commas + 1, nparts);
         exit(CLI_USAGE);
     }
     for (size_t j = 0; j < k; j++)
@@ -303,6 +315,7 @@ static int emit_out(void *arg, const unsigned char *p, size_t n)
 
 int run_weights(run *R)
 {
+    char qb[512];
     weights_ctx *W = calloc(1, sizeof *W);
     if (W == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
@@ -330,7 +343,7 @@ int run_weights(run *R)
             cli_die(CLI_FAIL, "%s", why);
         if (W->rc == FS_EIO)
             cli_die(CLI_FAIL, "temporary file in %s: %s",
-                    lines_quoteaf(R->tmpdir), strerror(err));
+                    quoted(qb, sizeof qb, R->tmpdir), strerror(err));
         if (W->rc == FS_ENOMEM)
             cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
                     "keeps more on disk)");
@@ -338,10 +351,11 @@ int run_weights(run *R)
     }
     close_input(R);
     lines_out_open(&R->out);
-    lines_out_put(&R->out, W->hdr, W->hlen);
+    if (W->hlen)
+        lines_out_put(&R->out, W->hdr, W->hlen);
     if (fs_lines_wsample_write(W->ws, emit_out, &R->out, &err) != FS_OK)
         cli_die(CLI_FAIL, "temporary file in %s: %s",
-                lines_quoteaf(R->tmpdir), strerror(err));
+                quoted(qb, sizeof qb, R->tmpdir), strerror(err));
     fs_lines_wsample_free(W->ws);
     free(W->hdr);
     free(W);
@@ -373,6 +387,7 @@ static int group_record(void *arg, uint64_t i, const unsigned char *rec,
 
 int run_group(run *R)
 {
+    char qb[512];
     group_ctx *G = calloc(1, sizeof *G);
     if (G == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
@@ -396,7 +411,7 @@ int run_group(run *R)
         }
         if (G->rc == FS_EIO)
             cli_die(CLI_FAIL, "temporary file in %s: %s",
-                    lines_quoteaf(R->tmpdir), strerror(err));
+                    quoted(qb, sizeof qb, R->tmpdir), strerror(err));
         if (G->rc == FS_ENOMEM)
             cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
                     "keeps more on disk)");
@@ -404,10 +419,11 @@ int run_group(run *R)
     }
     close_input(R);
     lines_out_open(&R->out);
-    lines_out_put(&R->out, G->hdr, G->hlen);
+    if (G->hlen)
+        lines_out_put(&R->out, G->hdr, G->hlen);
     if (fs_lines_groups_write(G->g, emit_out, &R->out, &err) != FS_OK)
         cli_die(CLI_FAIL, "temporary file in %s: %s",
-                lines_quoteaf(R->tmpdir), strerror(err));
+                quoted(qb, sizeof qb, R->tmpdir), strerror(err));
     fs_lines_groups_free(G->g);
     free(G->hdr);
     free(G);

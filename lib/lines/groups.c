@@ -123,7 +123,7 @@ static int to_file(fs_lines_groups *g)
             return io_fail(g);
         unlink(path);
     }
-    int rc = file_put(g, g->arena, g->alen);
+    int rc = g->alen ? file_put(g, g->arena, g->alen) : FS_OK;
     free(g->arena);
     g->arena = NULL;
     return rc;
