@@ -8,15 +8,12 @@
  * Per record 32 bytes of index stay in memory; the records' bytes are
  * kept in memory up to half of the budget, then in an unlinked temporary
  * file: the output does not depend on where they were kept. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine.h"
-#include "io.h"
+#include "store.h"
 
 typedef struct grec {
     uint64_t g, idx, off, len;
@@ -25,22 +22,12 @@ typedef struct grec {
 struct fs_lines_groups {
     uint8_t K[32];
     int within;
-    size_t memory;
-    const char *tmpdir;
     fs_lines_values *vals;
     grec *r;
     uint64_t n, cap;
-    unsigned char *arena;
-    size_t alen, acap;
-    int fd;
-    uint64_t flen;
-    unsigned char *wbuf;
-    size_t wlen;
-    int err;
+    fs__store st;    /* the records' bytes */
     uint64_t *rank;  /* group -> its place in the order of groups */
 };
-
-#define WBUF ((size_t)1 << 20)
 
 int fs_lines_groups_new(fs_lines_groups **out, const uint8_t K[32],
                         int shuffle_within, size_t memory,
@@ -53,9 +40,8 @@ int fs_lines_groups_new(fs_lines_groups **out, const uint8_t K[32],
         return FS_ENOMEM;
     memcpy(g->K, K, 32);
     g->within = shuffle_within;
-    g->memory = memory ? memory : fs_lines_default_memory();
-    g->tmpdir = tmpdir;
-    g->fd = -1;
+    fs__store_init(&g->st, (memory ? memory : fs_lines_default_memory()) / 2,
+                   tmpdir);
     if (fs_lines_values_new(&g->vals) != FS_OK) {
         free(g);
         return FS_ENOMEM;
@@ -68,65 +54,11 @@ void fs_lines_groups_free(fs_lines_groups *g)
 {
     if (g == NULL)
         return;
-    if (g->fd >= 0)
-        close(g->fd);
+    fs__store_free(&g->st);
     fs_lines_values_free(g->vals);
     free(g->r);
-    free(g->arena);
-    free(g->wbuf);
     free(g->rank);
     free(g);
-}
-
-static int io_fail(fs_lines_groups *g)
-{
-    g->err = errno;
-    return FS_EIO;
-}
-
-static int flush(fs_lines_groups *g)
-{
-    if (g->wlen && fs__write_all(g->fd, g->wbuf, g->wlen) != FS_OK)
-        return io_fail(g);
-    g->wlen = 0;
-    return FS_OK;
-}
-
-static int file_put(fs_lines_groups *g, const unsigned char *p, size_t n)
-{
-    g->flen += n;
-    if (g->wlen + n > WBUF && flush(g) != FS_OK)
-        return FS_EIO;
-    if (n > WBUF)
-        return fs__write_all(g->fd, p, n) == FS_OK ? FS_OK : io_fail(g);
-    memcpy(g->wbuf + g->wlen, p, n);
-    g->wlen += n;
-    return FS_OK;
-}
-
-/* The bytes kept so far move to a temporary file (same offsets). */
-static int to_file(fs_lines_groups *g)
-{
-    const char *dir = g->tmpdir ? g->tmpdir : getenv("TMPDIR");
-    if (dir == NULL || *dir == '\0')
-        dir = "/tmp";
-    if ((g->wbuf = malloc(WBUF)) == NULL)
-        return FS_ENOMEM;
-#ifdef O_TMPFILE
-    g->fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-#endif
-    if (g->fd < 0) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/fairshuf-XXXXXX", dir);
-        g->fd = mkstemp(path);
-        if (g->fd < 0)
-            return io_fail(g);
-        unlink(path);
-    }
-    int rc = g->alen ? file_put(g, g->arena, g->alen) : FS_OK;
-    free(g->arena);
-    g->arena = NULL;
-    return rc;
 }
 
 int fs_lines_groups_add(fs_lines_groups *g, const void *val, size_t vlen,
@@ -144,31 +76,9 @@ int fs_lines_groups_add(fs_lines_groups *g, const void *val, size_t vlen,
         g->r = nr;
         g->cap = nc;
     }
-    uint64_t off = g->fd >= 0 ? g->flen : g->alen;
-    if (g->fd < 0 && g->alen + len > g->memory / 2) { /* past the budget */
-        if ((rc = to_file(g)) != FS_OK)
-            return rc;
-    }
-    if (g->fd < 0 && g->alen + len > g->acap) {
-        size_t nc = g->acap ? g->acap * 2 : 65536;
-        while (nc < g->alen + len)
-            nc *= 2;
-        unsigned char *na = realloc(g->arena, nc);
-        if (na == NULL) { /* less memory than hoped: to disk */
-            if ((rc = to_file(g)) != FS_OK)
-                return rc;
-        } else {
-            g->arena = na;
-            g->acap = nc;
-        }
-    }
-    if (g->fd >= 0) {
-        if ((rc = file_put(g, rec, len)) != FS_OK)
-            return rc;
-    } else {
-        memcpy(g->arena + g->alen, rec, len);
-        g->alen += len;
-    }
+    uint64_t off;
+    if ((rc = fs__store_put(&g->st, rec, len, &off)) != FS_OK)
+        return rc;
     g->r[g->n] = (grec){id, g->n, off, len};
     g->n++;
     return FS_OK;
@@ -224,29 +134,14 @@ int fs_lines_groups_write(fs_lines_groups *g,
         qsort_r(g->r, (size_t)g->n, sizeof *g->r, by_place, g);
     }
     free(order);
-    unsigned char *buf = NULL;
-    size_t cap = 0;
-    if (rc == FS_OK && g->fd >= 0 && flush(g) != FS_OK)
-        rc = FS_EIO;
     for (uint64_t i = 0; rc == FS_OK && i < g->n; i++) {
-        const grec *x = &g->r[i];
-        if (g->fd < 0) {
-            rc = emit(arg, g->arena + x->off, (size_t)x->len);
-            continue;
-        }
-        if ((rc = fs__reserve(&buf, &cap, x->len ? x->len : 1)) != FS_OK)
-            break;
-        size_t got;
-        if (fs__pread_full(g->fd, buf, (size_t)x->len, (off_t)x->off,
-                           &got) != FS_OK || got != x->len) {
-            rc = io_fail(g);
-            break;
-        }
-        rc = emit(arg, buf, (size_t)x->len);
+        const unsigned char *p;
+        rc = fs__store_get(&g->st, g->r[i].off, (size_t)g->r[i].len, &p);
+        if (rc == FS_OK)
+            rc = emit(arg, p, (size_t)g->r[i].len);
     }
-    free(buf);
     if (err)
-        *err = g->err;
+        *err = g->st.err;
     return rc;
 }
 
@@ -257,5 +152,5 @@ uint64_t fs_lines_groups_count(const fs_lines_groups *g)
 
 int fs_lines_groups_on_disk(const fs_lines_groups *g)
 {
-    return g->fd >= 0;
+    return g->st.fd >= 0;
 }

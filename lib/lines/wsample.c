@@ -6,17 +6,13 @@
  * draws.  The kept records' bytes live in memory until they pass the
  * budget, then in an unlinked temporary file: the selection depends only
  * on (K, input), never on where the bytes were kept. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fairshuf/weighted.h"
-#include "io.h"
 #include "engine.h"
+#include "store.h"
 
 typedef struct cand {
     double key;
@@ -29,19 +25,11 @@ struct fs_lines_wsample {
     uint8_t K[32];
     uint64_t k;
     size_t memory;
-    const char *tmpdir;
     cand *heap;          /* max-heap on (key, idx): the worst on top */
     uint64_t n;
-    unsigned char *arena; /* memory mode */
-    size_t alen, acap, live;
-    int fd;              /* file mode: >= 0 */
-    uint64_t flen;       /* bytes in the file, buffered ones included */
-    unsigned char *wbuf;
-    size_t wlen;
-    int err;
+    fs__store st;        /* the kept records' bytes */
+    size_t live;         /* bytes of records still kept */
 };
-
-#define WBUF ((size_t)1 << 20)
 
 static int worse(const cand *a, const cand *b) /* a after b in order */
 {
@@ -89,8 +77,7 @@ int fs_lines_wsample_new(fs_lines_wsample **out, const uint8_t K[32],
     memcpy(s->K, K, 32);
     s->k = k;
     s->memory = memory ? memory : fs_lines_default_memory();
-    s->tmpdir = tmpdir;
-    s->fd = -1;
+    fs__store_init(&s->st, s->memory / 2, tmpdir);
     size_t first = k < 4096 ? (size_t)k : 4096;
     if (k > SIZE_MAX / sizeof(cand) ||
         (s->heap = malloc((first ? first : 1) * sizeof *s->heap)) == NULL) {
@@ -105,124 +92,42 @@ void fs_lines_wsample_free(fs_lines_wsample *s)
 {
     if (s == NULL)
         return;
-    if (s->fd >= 0)
-        close(s->fd);
+    fs__store_free(&s->st);
     free(s->heap);
-    free(s->arena);
-    free(s->wbuf);
     free(s);
 }
 
-static int io_fail(fs_lines_wsample *s)
-{
-    s->err = errno;
-    return FS_EIO;
-}
-
-static int file_flush(fs_lines_wsample *s)
-{
-    if (s->wlen && fs__write_all(s->fd, s->wbuf, s->wlen) != FS_OK)
-        return io_fail(s);
-    s->wlen = 0;
-    return FS_OK;
-}
-
-static int file_put(fs_lines_wsample *s, const unsigned char *p, size_t n,
-                    uint64_t *off)
-{
-    *off = s->flen;
-    s->flen += n;
-    if (s->wlen + n > WBUF && file_flush(s) != FS_OK)
-        return FS_EIO;
-    if (n > WBUF)
-        return fs__write_all(s->fd, p, n) == FS_OK ? FS_OK : io_fail(s);
-    memcpy(s->wbuf + s->wlen, p, n);
-    s->wlen += n;
-    return FS_OK;
-}
-
-/* The kept bytes passed the budget: they move to a temporary file. */
-static int to_file(fs_lines_wsample *s)
-{
-    const char *dir = s->tmpdir ? s->tmpdir : getenv("TMPDIR");
-    if (dir == NULL || *dir == '\0')
-        dir = "/tmp";
-    if ((s->wbuf = malloc(WBUF)) == NULL)
-        return FS_ENOMEM;
-#ifdef O_TMPFILE
-    s->fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-#endif
-    if (s->fd < 0) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/fairshuf-XXXXXX", dir);
-        s->fd = mkstemp(path);
-        if (s->fd < 0)
-            return io_fail(s);
-        unlink(path);
-    }
-    for (uint64_t i = 0; i < s->n; i++) {
-        cand *c = &s->heap[i];
-        if (file_put(s, s->arena + c->off, c->len, &c->off) != FS_OK)
-            return FS_EIO;
-    }
-    free(s->arena);
-    s->arena = NULL;
-    s->alen = s->acap = 0;
-    return FS_OK;
-}
-
-/* Drops the bytes of records no longer kept (memory mode). */
+/* In memory, the bytes of records no longer kept are dropped now and
+ * then: the live ones move to a new store. */
 static int compact(fs_lines_wsample *s)
 {
-    size_t total = 0;
-    for (uint64_t i = 0; i < s->n; i++)
-        total += s->heap[i].len;
-    unsigned char *na = malloc(total ? total : 1);
-    if (na == NULL)
-        return FS_ENOMEM;
-    size_t o = 0;
+    fs__store ns;
+    fs__store_init(&ns, s->st.limit, s->st.tmpdir);
     for (uint64_t i = 0; i < s->n; i++) {
-        memcpy(na + o, s->arena + s->heap[i].off, s->heap[i].len);
-        s->heap[i].off = o;
-        o += s->heap[i].len;
+        const unsigned char *p;
+        int rc = fs__store_get(&s->st, s->heap[i].off, s->heap[i].len, &p);
+        if (rc == FS_OK)
+            rc = fs__store_put(&ns, p, s->heap[i].len, &s->heap[i].off);
+        if (rc != FS_OK) {
+            fs__store_free(&ns);
+            return rc;
+        }
     }
-    free(s->arena);
-    s->arena = na;
-    s->alen = s->acap = o;
+    fs__store_free(&s->st);
+    s->st = ns;
     return FS_OK;
 }
 
 static int store(fs_lines_wsample *s, const unsigned char *rec, size_t len,
                  uint64_t *off)
 {
-    if (s->fd < 0 && s->alen + len > s->acap &&
-        s->alen > 2 * s->live + (1u << 20) && compact(s) != FS_OK)
-        return FS_ENOMEM;
-    if (s->fd < 0 && s->alen + len > s->memory / 2) { /* past the budget */
-        int rc = to_file(s);
+    if (s->st.fd < 0 && s->st.alen + len > s->st.acap &&
+        s->st.alen > 2 * s->live + (1u << 20)) {
+        int rc = compact(s);
         if (rc != FS_OK)
             return rc;
     }
-    if (s->fd < 0 && s->alen + len > s->acap) {
-        size_t nc = s->acap ? s->acap * 2 : 65536;
-        while (nc < s->alen + len)
-            nc *= 2;
-        unsigned char *na = realloc(s->arena, nc);
-        if (na == NULL) { /* less memory than hoped: to disk */
-            int rc = to_file(s);
-            if (rc != FS_OK)
-                return rc;
-        } else {
-            s->arena = na;
-            s->acap = nc;
-        }
-    }
-    if (s->fd >= 0)
-        return file_put(s, rec, len, off);
-    memcpy(s->arena + s->alen, rec, len);
-    *off = s->alen;
-    s->alen += len;
-    return FS_OK;
+    return fs__store_put(&s->st, rec, len, off);
 }
 
 int fs_lines_wsample_add(fs_lines_wsample *s, uint64_t i, double w,
@@ -273,29 +178,14 @@ int fs_lines_wsample_write(fs_lines_wsample *s,
 {
     int rc = FS_OK;
     qsort(s->heap, (size_t)s->n, sizeof *s->heap, by_order);
-    unsigned char *buf = NULL;
-    size_t cap = 0;
-    if (s->fd >= 0 && file_flush(s) != FS_OK)
-        rc = FS_EIO;
     for (uint64_t i = 0; rc == FS_OK && i < s->n; i++) {
-        const cand *c = &s->heap[i];
-        if (s->fd < 0) {
-            rc = emit(arg, s->arena + c->off, c->len);
-            continue;
-        }
-        if ((rc = fs__reserve(&buf, &cap, c->len ? c->len : 1)) != FS_OK)
-            break;
-        size_t got;
-        if (fs__pread_full(s->fd, buf, c->len, (off_t)c->off, &got) !=
-                FS_OK || got != c->len) {
-            rc = io_fail(s);
-            break;
-        }
-        rc = emit(arg, buf, c->len);
+        const unsigned char *p;
+        rc = fs__store_get(&s->st, s->heap[i].off, s->heap[i].len, &p);
+        if (rc == FS_OK)
+            rc = emit(arg, p, s->heap[i].len);
     }
-    free(buf);
     if (err)
-        *err = s->err;
+        *err = s->st.err;
     return rc;
 }
 
@@ -306,5 +196,5 @@ uint64_t fs_lines_wsample_kept(const fs_lines_wsample *s)
 
 int fs_lines_wsample_on_disk(const fs_lines_wsample *s)
 {
-    return s->fd >= 0;
+    return s->st.fd >= 0;
 }
