@@ -138,9 +138,12 @@ uint64_t fs__memory_room(void)
     if (room != UINT64_MAX)
         room /= 3;
     room = min64(room, rlimit_room(RLIMIT_DATA, (uint64_t)data * (uint64_t)psz) / 2);
-    room = min64(room, cgroup_limit("/sys/fs/cgroup", 1));
-    room = min64(room, cgroup_limit("/sys/fs/cgroup/unified", 1));
-    room = min64(room, cgroup_limit("/sys/fs/cgroup/memory", 0));
+    /* A cgroup counts the page cache of what the process writes (the
+     * temporary files of the out-of-core path): half of its room. */
+    uint64_t cg = cgroup_limit("/sys/fs/cgroup", 1);
+    cg = min64(cg, cgroup_limit("/sys/fs/cgroup/unified", 1));
+    cg = min64(cg, cgroup_limit("/sys/fs/cgroup/memory", 0));
+    room = min64(room, cg == UINT64_MAX ? cg : cg / 2);
     uint64_t avail = stat_field("/proc/meminfo", "MemAvailable:") * 1024;
     if (avail == 0) {
         long pages = sysconf(_SC_AVPHYS_PAGES);

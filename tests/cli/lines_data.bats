@@ -78,11 +78,17 @@ skip_if_asan() {
     dir=$(make_cgroup 24M) || skip "the kernel refuses a child memory cgroup here (not root, or no delegation)"
     # the run is in the cgroup: 24 MiB for a 30 MB input (the old default
     # budget read it all and was killed by the OOM killer)
-    got=$(bash -c "echo \$\$ > '$dir/cgroup.procs' && exec \"$FS_BIN\" lines --seed=c big" | md5sum)
-    got2=$(cat big | bash -c "echo \$\$ > '$dir/cgroup.procs' && exec \"$FS_BIN\" lines --seed=c" | md5sum)
+    run bash -c "echo \$\$ > '$dir/cgroup.procs' && exec \"$FS_BIN\" lines --seed=c big > out1"
+    s1=$status o1=$output
+    run bash -c "cat big | bash -c \"echo \\\$\\\$ > '$dir/cgroup.procs' && exec '$FS_BIN' lines --seed=c\" > out2"
+    s2=$status o2=$output
+    fails=$(cat "$dir/memory.failcnt" 2>/dev/null || echo -)
     rmdir "$dir" || true
-    [ "$got" = "$want" ]
-    [ "$got2" = "$want" ]
+    echo "file: status $s1 $o1; pipe: status $s2 $o2; limit hits: $fails"
+    [ "$s1" -eq 0 ]
+    [ "$s2" -eq 0 ]
+    [ "$(md5sum < out1)" = "$want" ]
+    [ "$(md5sum < out2)" = "$want" ]
 }
 
 # ------------------------------------------------------------ compression
