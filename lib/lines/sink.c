@@ -16,11 +16,15 @@
 
 #define CHUNK ((size_t)1 << 20)
 
+#define PART_BUF ((size_t)256 << 10)
+
 typedef struct part_out {
     fs_lines_part p;
     fs__codec *enc;
     uint64_t done;
     struct fs_lines_sink *s;
+    unsigned char *buf; /* records gathered for one feed of the encoder */
+    size_t len;
 } part_out;
 
 struct fs_lines_sink {
@@ -51,16 +55,38 @@ static int write_part(void *arg, const unsigned char *p, size_t n)
     return FS_OK;
 }
 
+/* Feeds what part po has gathered to its encoder. */
+static void drain(fs_lines_sink *s, part_out *po)
+{
+    if (po->len && s->rc == FS_OK &&
+        fs__codec_feed(po->enc, po->buf, po->len, 0, write_part, po) !=
+            FS_OK &&
+        s->rc == FS_OK) {
+        s->rc = FS_EIO;
+        s->err = errno;
+    }
+    po->len = 0;
+}
+
+/* Gathers p[0..n) for the current part (or every part: a header line);
+ * records are fed to the encoder in pieces of up to PART_BUF bytes. */
 static void route(fs_lines_sink *s, const unsigned char *p, size_t n)
 {
     if (n == 0 || s->rc != FS_OK)
         return; /* after a failure: read on, write nothing */
     for (size_t k = s->all ? 0 : s->cur; k < s->c.nparts; k++) {
         part_out *po = &s->parts[k];
-        if (fs__codec_feed(po->enc, p, n, 0, write_part, po) != FS_OK &&
-            s->rc == FS_OK) {
-            s->rc = FS_EIO;
-            s->err = errno;
+        if (po->len + n > PART_BUF)
+            drain(s, po);
+        if (n > PART_BUF) {
+            if (fs__codec_feed(po->enc, p, n, 0, write_part, po) != FS_OK &&
+                s->rc == FS_OK) {
+                s->rc = FS_EIO;
+                s->err = errno;
+            }
+        } else {
+            memcpy(po->buf + po->len, p, n);
+            po->len += n;
         }
         if (!s->all)
             break;
@@ -149,6 +175,8 @@ static void *sink_run(void *arg)
             memmove(buf, buf + used, keep);
         }
     }
+    for (size_t k = 0; k < s->c.nparts; k++)
+        drain(s, &s->parts[k]);
     for (size_t k = 0; k < s->c.nparts && s->rc == FS_OK; k++)
         if (fs__codec_feed(s->parts[k].enc, NULL, 0, 1, write_part,
                            &s->parts[k]) != FS_OK && s->rc == FS_OK) {
@@ -175,7 +203,10 @@ int fs_lines_sink_open(const fs_lines_sink_config *c, fs_lines_sink **out,
     for (size_t k = 0; rc == FS_OK && k < c->nparts; k++) {
         s->parts[k].p = c->parts[k];
         s->parts[k].s = s;
-        rc = fs__codec_new(&s->parts[k].enc, c->parts[k].codec, 1);
+        s->parts[k].buf = malloc(PART_BUF);
+        rc = s->parts[k].buf ? fs__codec_new(&s->parts[k].enc,
+                                             c->parts[k].codec, 1)
+                             : FS_ENOMEM;
     }
     int p[2] = {-1, -1};
     if (rc == FS_OK && pipe2(p, O_CLOEXEC) != 0)
@@ -193,8 +224,10 @@ int fs_lines_sink_open(const fs_lines_sink_config *c, fs_lines_sink **out,
         }
     }
     if (rc != FS_OK) {
-        for (size_t k = 0; s->parts && k < c->nparts; k++)
+        for (size_t k = 0; s->parts && k < c->nparts; k++) {
             fs__codec_free(s->parts[k].enc);
+            free(s->parts[k].buf);
+        }
         free(s->parts);
         free(s);
         return rc;
@@ -227,8 +260,10 @@ void fs_lines_sink_free(fs_lines_sink *s)
     if (s == NULL)
         return;
     (void)fs_lines_sink_end(s, NULL, NULL);
-    for (size_t k = 0; k < s->c.nparts; k++)
+    for (size_t k = 0; k < s->c.nparts; k++) {
         fs__codec_free(s->parts[k].enc);
+        free(s->parts[k].buf);
+    }
     free(s->parts);
     free(s);
 }
