@@ -13,7 +13,7 @@ CC       ?= cc
 CXX      ?= c++
 PREFIX   ?= /usr/local
 BUILD    ?= build
-PKGS     := libsodium
+PKGS     := libsodium zlib libzstd
 CHACHA   ?= $(shell pkg-config --atleast-version=3.0 libcrypto 2>/dev/null && echo openssl || echo sodium)
 ifeq ($(CHACHA),openssl)
 PKGS     += libcrypto
@@ -35,7 +35,7 @@ endif
 CFLAGS   ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS_CHACHA) $(CFLAGS)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium) -lpthread -lm
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium -lz -lzstd) -lpthread -lm
 SANFLAGS := $(if $(filter thread,$(SANITIZE)),-fsanitize=thread,-fsanitize=address,undefined)
 SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
 

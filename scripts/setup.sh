@@ -13,12 +13,15 @@ build=(
     pkgconf           # finds libsodium's and libcrypto's flags
     libsodium-dev     # SHA-256, HMAC, SipHash; ChaCha20 where OpenSSL is missing
     libssl-dev        # OpenSSL's libcrypto: the ChaCha20 keystream (default build, faster)
+    zlib1g-dev        # gzip input and output of `fairshuf lines` (lib/lines/codec.c)
+    libzstd-dev       # zstd input and output of `fairshuf lines` (lib/lines/codec.c)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
     libcmocka-dev     # unit test framework
     libgsl-dev        # independent reference in tests, bench baseline
     bats              # CLI tests
+    zstd gzip         # independent (de)compressors in the lines_data tests
     dieharder         # generator battery (quick subset in the suite)
     clang             # second compiler for -Werror checks
     python3           # test helpers (stream spec, XML check)

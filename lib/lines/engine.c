@@ -753,10 +753,6 @@ static int sort_write(const sorter *s, unsigned threads,
         threads = 16;
     if (s->n < 65536)
         threads = 1;
-    /* earlier output (header lines, earlier buckets) goes first */
-    int rc = fs__writer_flush(w);
-    if (rc != FS_OK)
-        return rc;
     size_t *cb = malloc((nb + 1) * sizeof *cb);
     if (cb == NULL)
         return FS_ENOMEM;
@@ -792,6 +788,11 @@ static int sort_write(const sorter *s, unsigned threads,
         if (!g[t].buf || !g[t].tmp || !g[t].u || !g[t].sub)
             e.rc = FS_ENOMEM;
     }
+    /* Earlier output (header lines, earlier buckets) goes first, once
+     * every buffer is allocated: a run that runs out of memory before
+     * this has written nothing and may still go to disk (shuffle.c). */
+    if (e.rc == FS_OK)
+        e.rc = fs__writer_flush(w);
     if (e.rc == FS_OK) /* a chunk is taken by whichever thread is free */
         run_threads(gather_run, g, sizeof *g, threads);
     for (unsigned t = 0; t < threads; t++) {

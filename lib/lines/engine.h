@@ -77,6 +77,11 @@ void fs__prehist_avail(fs__prehist *h, uint64_t lines);
 const uint32_t *fs__prehist_end(fs__prehist *h, uint64_t n);
 void fs__prehist_free(fs__prehist *h);
 
+/* What the process may still allocate (budget.c): the least of the
+ * cgroup room, RLIMIT_AS and RLIMIT_DATA (with headroom) and the machine's
+ * available memory; UINT64_MAX when nothing limits it. */
+uint64_t fs__memory_room(void);
+
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);
 
