@@ -204,7 +204,8 @@ FS_API size_t fs_lines_default_memory(void);
  * bucket splits) temporary files are open at once.  open_output is called
  * only after all input is read and every temporary file is written (every
  * bucket split made), so a full disk or too many open files fail before
- * any output; what can still fail after output began (reading a temporary
+ * any output, and with no other thread of the library running (it may end
+ * the process); what can still fail after output began (reading a temporary
  * file back, memory, the output itself) leaves a prefix only, with an
  * error returned.
  * c->head == 0 reads only the c->header header lines, writes them, and

@@ -55,15 +55,18 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
                        buf) + 1;
     w->res->lines = n - h;
     w->total = w->left < n - h ? w->left : n - h;
+    /* The histogram's thread is joined before the output is opened: the
+     * caller's open_output may end the process (the CLI does on damaged
+     * input), and no thread of ours may then still be in the keystream
+     * library while exit() tears it down (OpenSSL's atexit clean-up). */
+    fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
+                     FS__PREHIST_BITS, 0, 0};
     int rc = fs__writer_open(w);
     if (rc == FS_OK && hdr)
         rc = fs__writer_put(w, buf, hdr);
-    if (rc == FS_OK) {
-        fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
-                         FS__PREHIST_BITS, 0, 0};
+    if (rc == FS_OK)
         rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0,
                            fc.fine ? &fc : NULL, w);
-    }
     return rc;
 }
 
