@@ -31,7 +31,8 @@ fi
 
 mkdir -p "$DIR"
 file="$DIR/lines-1e7.txt"
-[ -s "$file" ] || seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
+[ "${ONLY_DATA:-0}" = 1 ] || [ -s "$file" ] ||
+    seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
 
 # measure CMD...: prints "wall cpu rss_kb" of one run, output discarded
 measure() {
