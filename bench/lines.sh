@@ -31,7 +31,8 @@ fi
 
 mkdir -p "$DIR"
 file="$DIR/lines-1e7.txt"
-[ -s "$file" ] || seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
+[ "${ONLY_DATA:-0}" = 1 ] || [ -s "$file" ] ||
+    seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
 
 # measure CMD...: prints "wall cpu rss_kb" of one run, output discarded
 measure() {
@@ -87,7 +88,8 @@ fi
 
 if [ "${DATA:-0}" = 1 ]; then
     d80="$DIR/lines-80b-2g.txt"
-    # ~80-byte lines: a number, then text; 2e9 bytes (2.5e7 lines)
+    # ~80-byte lines (84 with the newline): a number, a user, text;
+    # 2.1e9 bytes (1.96 GiB, 2.5e7 lines)
     [ -s "$d80" ] || awk 'BEGIN { for (i = 0; i < 25000000; i++)
         printf "%010d,user%06d,%s\n", i, (i * 7919) % 1000000,
                "lorem ipsum dolor sit amet consectetur adipiscing elit sed do" }' > "$d80"

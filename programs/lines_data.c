@@ -313,9 +313,50 @@ static int emit_out(void *arg, const unsigned char *p, size_t n)
     return FS_OK;
 }
 
-int run_weights(run *R)
+/* Reads every record through the source's hook (--weights, --group-by);
+ * dies on a field problem (status 2), a bad value (bad: its message, or
+ * NULL), the hook's temporary file or memory (*rc), or the input; then
+ * opens the output with the header records kept by the hook. */
+static void read_kept(run *R, const field_ctx *fc, const char *bad,
+                      const int *rc, unsigned char *const *hdr,
+                      const size_t *hlen)
 {
     char qb[512];
+    (void)open_input(R); /* the hook takes every record */
+    int err;
+    const char *why;
+    if (fs_lines_source_end(R->src, &err, &why) != FS_OK) {
+        if (why == fc->why) {
+            cli_error("%s", why);
+            exit(CLI_USAGE);
+        }
+        if (bad != NULL && why == bad)
+            cli_die(CLI_FAIL, "%s", why);
+        if (*rc == FS_EIO)
+            cli_die(CLI_FAIL, "temporary file in %s: %s",
+                    quoted(qb, sizeof qb, R->tmpdir), strerror(err));
+        if (*rc == FS_ENOMEM)
+            cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
+                    "keeps more on disk)");
+        input_check(R);
+    }
+    close_input(R);
+    lines_out_open(&R->out);
+    if (*hlen)
+        lines_out_put(&R->out, *hdr, *hlen);
+}
+
+/* Dies when writing the kept records (rc) failed on the temporary file. */
+static void kept_written(run *R, int rc, int err)
+{
+    char qb[512];
+    if (rc != FS_OK)
+        cli_die(CLI_FAIL, "temporary file in %s: %s",
+                quoted(qb, sizeof qb, R->tmpdir), strerror(err));
+}
+
+int run_weights(run *R)
+{
     weights_ctx *W = calloc(1, sizeof *W);
     if (W == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
@@ -330,32 +371,10 @@ int run_weights(run *R)
     R->src_opts.record_arg = W;
     R->src_opts.why = &W->fc.whyp;
     R->src_opts.no_pipe = 1;
-    int fd = open_input(R);
-    (void)fd; /* the hook takes every record */
-    int err;
-    const char *why;
-    if (fs_lines_source_end(R->src, &err, &why) != FS_OK) {
-        if (why == W->fc.why) {
-            cli_error("%s", why);
-            exit(CLI_USAGE);
-        }
-        if (why == W->bad)
-            cli_die(CLI_FAIL, "%s", why);
-        if (W->rc == FS_EIO)
-            cli_die(CLI_FAIL, "temporary file in %s: %s",
-                    quoted(qb, sizeof qb, R->tmpdir), strerror(err));
-        if (W->rc == FS_ENOMEM)
-            cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
-                    "keeps more on disk)");
-        input_check(R);
-    }
-    close_input(R);
-    lines_out_open(&R->out);
-    if (W->hlen)
-        lines_out_put(&R->out, W->hdr, W->hlen);
-    if (fs_lines_wsample_write(W->ws, emit_out, &R->out, &err) != FS_OK)
-        cli_die(CLI_FAIL, "temporary file in %s: %s",
-                quoted(qb, sizeof qb, R->tmpdir), strerror(err));
+    read_kept(R, &W->fc, W->bad, &W->rc, &W->hdr, &W->hlen);
+    int err = 0;
+    int rc = fs_lines_wsample_write(W->ws, emit_out, &R->out, &err);
+    kept_written(R, rc, err);
     fs_lines_wsample_free(W->ws);
     free(W->hdr);
     free(W);
@@ -387,7 +406,6 @@ static int group_record(void *arg, uint64_t i, const unsigned char *rec,
 
 int run_group(run *R)
 {
-    char qb[512];
     group_ctx *G = calloc(1, sizeof *G);
     if (G == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
@@ -401,29 +419,10 @@ int run_group(run *R)
     R->src_opts.record_arg = G;
     R->src_opts.why = &G->fc.whyp;
     R->src_opts.no_pipe = 1;
-    (void)open_input(R); /* the hook takes every record */
-    int err;
-    const char *why;
-    if (fs_lines_source_end(R->src, &err, &why) != FS_OK) {
-        if (why == G->fc.why) {
-            cli_error("%s", why);
-            exit(CLI_USAGE);
-        }
-        if (G->rc == FS_EIO)
-            cli_die(CLI_FAIL, "temporary file in %s: %s",
-                    quoted(qb, sizeof qb, R->tmpdir), strerror(err));
-        if (G->rc == FS_ENOMEM)
-            cli_die(CLI_FAIL, "memory exhausted (a smaller --memory=SIZE "
-                    "keeps more on disk)");
-        input_check(R);
-    }
-    close_input(R);
-    lines_out_open(&R->out);
-    if (G->hlen)
-        lines_out_put(&R->out, G->hdr, G->hlen);
-    if (fs_lines_groups_write(G->g, emit_out, &R->out, &err) != FS_OK)
-        cli_die(CLI_FAIL, "temporary file in %s: %s",
-                quoted(qb, sizeof qb, R->tmpdir), strerror(err));
+    read_kept(R, &G->fc, NULL, &G->rc, &G->hdr, &G->hlen);
+    int err = 0;
+    int rc = fs_lines_groups_write(G->g, emit_out, &R->out, &err);
+    kept_written(R, rc, err);
     fs_lines_groups_free(G->g);
     free(G->hdr);
     free(G);

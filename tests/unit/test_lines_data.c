@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fairshuf/lines.h"
@@ -390,6 +392,45 @@ static void codec_sniff_and_names(void **st)
     assert_int_equal(fs_lines_codec_of_name("x.gzip"), FS_CODEC_PLAIN);
 }
 
+/* ------------------------------------------------------- default budget */
+
+/* Pages of the address space (field 1) or data segment (field 6) in use. */
+static uint64_t statm_bytes(int field)
+{
+    unsigned long long v[6] = {0};
+    FILE *f = fopen("/proc/self/statm", "re");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                            &v[2], &v[3], &v[4], &v[5]), 6);
+    fclose(f);
+    return (uint64_t)v[field - 1] * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The default budget under a soft RLIMIT_AS / RLIMIT_DATA of 300 MiB more
+ * than in use: at most half of that room (the old default, half the
+ * machine's free memory, ignored both). */
+static void default_budget_fits_rlimits(void **st)
+{
+    (void)st;
+    const uint64_t extra = (uint64_t)300 << 20;
+    const int which[2] = {RLIMIT_AS, RLIMIT_DATA}, field[2] = {1, 6};
+    for (int k = 0; k < 2; k++) {
+        struct rlimit old, lim;
+        assert_int_equal(getrlimit(which[k], &old), 0);
+        uint64_t want = statm_bytes(field[k]) + extra;
+        if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < want)
+            continue; /* already tighter than the test's limit */
+        lim = old;
+        lim.rlim_cur = (rlim_t)want;
+        if (setrlimit(which[k], &lim) != 0)
+            continue;
+        size_t m = fs_lines_default_memory();
+        assert_int_equal(setrlimit(which[k], &old), 0);
+        assert_true(m >= ((size_t)1 << 20));
+        assert_true(m <= extra / 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +441,7 @@ int main(void)
         cmocka_unit_test(split_sizes_exact),
         cmocka_unit_test(fields_and_values),
         cmocka_unit_test(codec_sniff_and_names),
+        cmocka_unit_test(default_budget_fits_rlimits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
