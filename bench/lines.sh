@@ -9,6 +9,9 @@
 #                                  needs 1.3 GB and ~10 s a run)
 #   BIG=1 bench/lines.sh           also a 2 GB file with --memory=256M
 #                                  (fairshuf only: GNU needs > 2 GB RAM)
+#   WIDE=1 bench/lines.sh          a 1.08 GB file of ~108-byte CSV-like
+#                                  lines: GNU, fairshuf in memory and
+#                                  fairshuf --memory=256M (issue 27 goal 2)
 #   DATA=1 bench/lines.sh          data work: a 2 GB file of ~80-byte lines
 #                                  (GNU shuf beside it), its gzip (zcat |
 #                                  shuf beside fairshuf reading the .gz),
@@ -117,6 +120,15 @@ if [ "${FIVE:-1}" = 1 ]; then
         printf "5e7-line file, fairshuf --memory=256M: %.2f s wall (min %.2f, max %.2f), peak RSS %.0f MB; in memory %.2f s: %.2fx\n",
                b, lo, hi, m / 1024, a, b / a }'
     rm -f "$a" "$b"
+fi
+
+if [ "${WIDE:-0}" = 1 ]; then
+    wide="$DIR/lines-108b-1g.txt"
+    [ -s "$wide" ] || awk 'BEGIN { for (i = 0; i < 10000000; i++)
+        printf "%010d,user%06d,%s,%d\n", i, (i * 7919) % 1000000,
+               "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor", i * 13 }' > "$wide"
+    row "1.08 GB of ~108-byte lines" "$wide" "$wide"
+    row "the same, fairshuf --memory=256M" "$wide" "--memory=256M -T $DIR $wide"
 fi
 
 if [ "${BIG:-0}" = 1 ]; then
