@@ -1,9 +1,10 @@
 # fairshuf -- build, test, install.  `make help` lists the targets.
 #
 # Variables: CC, CXX, CFLAGS, BUILD (output folder), SANITIZE=1 (ASan+UBSan)
-# or SANITIZE=thread (ThreadSanitizer), CHACHA=openssl (the ChaCha20
-# keystream from OpenSSL's libcrypto instead of libsodium: same bytes,
-# faster on AVX-512 CPUs; lib/rng/keystream.h),
+# or SANITIZE=thread (ThreadSanitizer), CHACHA=openssl|sodium (where the
+# ChaCha20 keystream comes from: OpenSSL's libcrypto by default when
+# pkg-config finds libcrypto 3.0 or later, else libsodium -- same bytes,
+# OpenSSL's is faster; lib/rng/keystream.h),
 # PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
 # edit here: lib/**.c -> libfairshuf, programs/*.c and service/*.c -> fairshuf,
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
@@ -12,8 +13,8 @@ CC       ?= cc
 CXX      ?= c++
 PREFIX   ?= /usr/local
 BUILD    ?= build
-PKGS     := libsodium
-CHACHA   ?= sodium
+PKGS     := libsodium zlib libzstd
+CHACHA   ?= $(shell pkg-config --atleast-version=3.0 libcrypto 2>/dev/null && echo openssl || echo sodium)
 ifeq ($(CHACHA),openssl)
 PKGS     += libcrypto
 CFLAGS_CHACHA := -DFS_CHACHA_OPENSSL
@@ -34,7 +35,7 @@ endif
 CFLAGS   ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS_CHACHA) $(CFLAGS)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium) -lpthread -lm
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium -lz -lzstd) -lpthread -lm
 SANFLAGS := $(if $(filter thread,$(SANITIZE)),-fsanitize=thread,-fsanitize=address,undefined)
 SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
 
@@ -59,7 +60,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl test install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-sodium test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -72,6 +73,7 @@ help:
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
+	@echo "make check-sodium    vectors and goldens on the CHACHA=sodium fallback build"
 	@echo "make python     build the Python package in place (python/)"
 	@echo "make web        the browser verifier page $(BUILD)/web/verify.html (npm ci, esbuild)"
 	@echo "make web-screenshots  docs/verify-desktop.png and docs/verify-phone.png"
@@ -86,6 +88,12 @@ setup-build:
 
 setup:
 	@scripts/setup.sh test
+
+# A build folder switched between CHACHA=openssl and sodium rebuilds the two
+# files that depend on it.
+$(BUILD)/obj/lib/rng/keystream.o $(BUILD)/obj/lib/rng/chacha20.o: $(BUILD)/chacha-$(CHACHA)
+$(BUILD)/chacha-$(CHACHA):
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/chacha-* && touch $@
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
@@ -183,12 +191,25 @@ check-clang: setup
 check-tsan: setup
 	@$(MAKE) --no-print-directory test BUILD=build-tsan SANITIZE=thread
 
-# Opt-in (not in CI): the whole suite -- RFC vectors, docs/vectors.md, the
-# goldens -- on a build whose ChaCha20 keystream is OpenSSL's (CHACHA=openssl,
-# libssl-dev): it must give the same bytes as libsodium's everywhere.
+# The whole suite on a build whose ChaCha20 keystream is OpenSSL's, forced
+# (CHACHA=openssl; `make check` already is one where libssl-dev is found).
 check-openssl: setup
-	@scripts/setup.sh openssl
 	@$(MAKE) --no-print-directory test BUILD=build-openssl CHACHA=openssl
+
+# The fallback build (CHACHA=sodium: libsodium's keystream, where OpenSSL
+# 3.0+ is missing) must give the same bytes: CI runs the known-answer
+# vectors, docs/vectors.md and the goldens on it, and the OS-keyed
+# generator's fork safety and key erasure (about a minute).
+SODIUM_CHECKS := test_rng_vectors test_keyed test_bucket test_fork \
+                 test_erasure perm_rng.bats perm_lazy.bats deal.bats
+check-sodium: setup
+	@$(MAKE) --no-print-directory BUILD=build-sodium CHACHA=sodium all \
+	    $(addprefix build-sodium/tests/,$(filter test_%,$(SODIUM_CHECKS)) \
+	    failrandom.so failmadvise.so)
+	@for t in $(SODIUM_CHECKS); do \
+	    out=$$(BUILD=build-sodium FS_TEST_FILTER=$$t tests/run.sh); st=$$?; \
+	    echo "$$out" | tail -n 1 | sed "s/^/sodium $$t: /"; \
+	    [ $$st -eq 0 ] || { echo "$$out"; exit 1; }; done
 
 # ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
 # build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
@@ -284,4 +305,4 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/share/fairshuf
 
 clean:
-	rm -rf build build-san build-clang build-tsan build-openssl
+	rm -rf build build-san build-clang build-tsan build-openssl build-sodium

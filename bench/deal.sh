@@ -15,7 +15,7 @@ F="$PWD/$BUILD/fairshuf"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Iinclude bench/deal.c "$BUILD/libfairshuf.a" \
-    $(pkg-config --libs libsodium 2>/dev/null || echo -lsodium) -lpthread -lm -o "$tmp/deal"
+    $(pkg-config --libs libsodium libcrypto 2>/dev/null || echo -lsodium) -lpthread -lm -o "$tmp/deal"
 echo "== deals per second, one core, library (median of 5), $(${CC:-cc} --version | head -1)"
 "$tmp/deal"
 

@@ -14,7 +14,7 @@ F="$PWD/$BUILD/fairshuf"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Iinclude bench/keyed.c "$BUILD/libfairshuf.a" \
-    $(pkg-config --libs libsodium 2>/dev/null || echo -lsodium) -lm -o "$tmp/keyed"
+    $(pkg-config --libs libsodium libcrypto 2>/dev/null || echo -lsodium) -lm -o "$tmp/keyed"
 echo "== keyed permutation, one core, median of 5 x 2^20 calls; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 "$tmp/keyed"
 echo
@@ -26,5 +26,5 @@ echo "$t" | awk -v n="$N" '{ cpu = $2 + $3; printf "wall %.1f s, CPU %.1f s: %.2
 echo
 echo "== artist spreading: adjacent same-artist pairs (bench/spread.c)"
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Iinclude bench/spread.c "$BUILD/libfairshuf.a" \
-    $(pkg-config --libs libsodium 2>/dev/null || echo -lsodium) -lpthread -lm -o "$tmp/spread"
+    $(pkg-config --libs libsodium libcrypto 2>/dev/null || echo -lsodium) -lpthread -lm -o "$tmp/spread"
 for d in 60 120 180; do "$tmp/spread" 2000 "$d"; done

@@ -9,6 +9,14 @@
 #                                  needs 1.3 GB and ~10 s a run)
 #   BIG=1 bench/lines.sh           also a 2 GB file with --memory=256M
 #                                  (fairshuf only: GNU needs > 2 GB RAM)
+#   WIDE=1 bench/lines.sh          a 1.08 GB file of ~108-byte CSV-like
+#                                  lines: GNU, fairshuf in memory and
+#                                  fairshuf --memory=256M (issue 27 goal 2)
+#   DATA=1 bench/lines.sh          data work: a 2 GB file of ~80-byte lines
+#                                  (GNU shuf beside it), its gzip (zcat |
+#                                  shuf beside fairshuf reading the .gz),
+#                                  and a CSV of it with --csv; the rest is
+#                                  skipped with ONLY_DATA=1
 # Environment: BIN (default build/fairshuf), GNU (default /usr/bin/shuf),
 # DIR for the data files (default a fresh directory under /tmp, removed
 # at the end; a DIR you give is kept, with its data files for next time).
@@ -26,7 +34,8 @@ fi
 
 mkdir -p "$DIR"
 file="$DIR/lines-1e7.txt"
-[ -s "$file" ] || seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
+[ "${ONLY_DATA:-0}" = 1 ] || [ -s "$file" ] ||
+    seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
 
 # measure CMD...: prints "wall cpu rss_kb" of one run, output discarded
 measure() {
@@ -39,13 +48,18 @@ measure() {
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# bench NAME -- GNU-ARGS -- FAIRSHUF-ARGS
+# row NAME GNU-ARGS FAIRSHUF-ARGS; row_cmd NAME GNU-COMMAND FAIRSHUF-COMMAND
+# (whole shell commands, e.g. a pipeline)
 row() {
-    local name=$1 gargs=$2 fargs=$3 g f i
+    row_cmd "$1" "$GNU $2" "$BIN lines $3"
+}
+
+row_cmd() {
+    local name=$1 gcmd=$2 fcmd=$3 g f i
     g=$(mktemp) f=$(mktemp)
     for i in $(seq "$RUNS"); do
-        measure $GNU $gargs >> "$g"
-        measure $BIN lines $fargs >> "$f"
+        measure bash -c "exec $gcmd" >> "$g"
+        measure bash -c "exec $fcmd" >> "$f"
     done
     local gw gc gm fw fc fm
     gw=$(cut -d' ' -f1 "$g" | median); gc=$(cut -d' ' -f2 "$g" | median)
@@ -67,10 +81,26 @@ echo "fairshuf lines vs GNU shuf ($($GNU --version | head -n 1)), median of $RUN
 echo
 echo "| case | GNU wall | GNU cpu | GNU RSS | fairshuf wall | fairshuf cpu | fairshuf RSS | wall speed-up (per-round min-max) | cpu speed-up | RSS ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+if [ "${ONLY_DATA:-0}" = 1 ]; then FIVE=0; fi
+if [ "${ONLY_DATA:-0}" != 1 ]; then
 row "1e7-line file (110 MB)" "$file" "$file"
 row "-i 1-100000000" "-i 1-100000000" "-i 1-100000000"
 row "1e7-line file, --seed" "$file" "--seed=bench $file"
 row "-n 10 of 1e7-line file" "-n 10 $file" "-n 10 $file"
+fi
+
+if [ "${DATA:-0}" = 1 ]; then
+    d80="$DIR/lines-80b-2g.txt"
+    # ~80-byte lines (84 with the newline): a number, a user, text;
+    # 2.1e9 bytes (1.96 GiB, 2.5e7 lines)
+    [ -s "$d80" ] || awk 'BEGIN { for (i = 0; i < 25000000; i++)
+        printf "%010d,user%06d,%s\n", i, (i * 7919) % 1000000,
+               "lorem ipsum dolor sit amet consectetur adipiscing elit sed do" }' > "$d80"
+    [ -s "$d80.gz" ] || gzip -1 -c "$d80" > "$d80.gz"
+    row "2 GB of ~80-byte lines" "$d80" "$d80"
+    row_cmd "the same, gzip input (zcat \| shuf)" "sh -c 'zcat $d80.gz | $GNU'" "$BIN lines $d80.gz"
+    row "the same as CSV, --csv --header=1" "$d80" "--csv --header=1 $d80"
+fi
 
 if [ "${FIVE:-1}" = 1 ]; then
     file5="$DIR/lines-5e7.txt"
@@ -90,6 +120,15 @@ if [ "${FIVE:-1}" = 1 ]; then
         printf "5e7-line file, fairshuf --memory=256M: %.2f s wall (min %.2f, max %.2f), peak RSS %.0f MB; in memory %.2f s: %.2fx\n",
                b, lo, hi, m / 1024, a, b / a }'
     rm -f "$a" "$b"
+fi
+
+if [ "${WIDE:-0}" = 1 ]; then
+    wide="$DIR/lines-108b-1g.txt"
+    [ -s "$wide" ] || awk 'BEGIN { for (i = 0; i < 10000000; i++)
+        printf "%010d,user%06d,%s,%d\n", i, (i * 7919) % 1000000,
+               "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor", i * 13 }' > "$wide"
+    row "1.08 GB of ~108-byte lines" "$wide" "$wide"
+    row "the same, fairshuf --memory=256M" "$wide" "--memory=256M -T $DIR $wide"
 fi
 
 if [ "${BIG:-0}" = 1 ]; then

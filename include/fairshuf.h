@@ -145,8 +145,11 @@ FS_API const fs_rng_info *fs_rng_find(const char *name);
  * Errors: FS_ENOTFOUND (name), FS_ESEED (seed), FS_ENOMEM,
  * FS_ERANDOM (seed NULL and the OS refused).  On error *out is NULL.
  * An OS-seeded chacha20 is fork-safe: a child process never repeats its
- * parent's output (its state lives in MADV_WIPEONFORK memory and is
- * re-keyed from the OS on the child's first draw); it also erases each
+ * parent's output, not even a word buffered before fork() (its state
+ * lives in MADV_WIPEONFORK memory, or, where the kernel refuses that, is
+ * emptied by a pthread_atfork() handler; the child re-keys from the OS on
+ * its first draw).  Error FS_ENOMEM also when that handler cannot be
+ * registered (fails closed).  It also erases each
  * key after use (fast key erasure) and mixes in fresh OS entropy every
  * 1 MiB of output. */
 FS_API int fs_rng_new(fs_rng **out, const char *name, const char *seed);

@@ -19,6 +19,12 @@ static int by_key(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+double fs_weighted_key(uint64_t word, double w)
+{
+    double u = ((double)(word >> 11) + 0.5) * 0x1p-53;
+    return log(-log(u)) - log(w);
+}
+
 /* Keys log(-log U) - log w, sorted: the first is the first weighted draw. */
 static int sorted_keys(const double *w, size_t n, keyed_index **out,
                        size_t *bad, fs_rng *rng)
@@ -37,8 +43,7 @@ static int sorted_keys(const double *w, size_t n, keyed_index **out,
     if (k == NULL)
         return FS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        double u = ((double)(fs_rng_u64(rng) >> 11) + 0.5) * 0x1p-53;
-        k[i].key = log(-log(u)) - log(w[i]);
+        k[i].key = fs_weighted_key(fs_rng_u64(rng), w[i]);
         k[i].i = i;
     }
     int rc = fs_rng_error(rng);

@@ -50,7 +50,9 @@ static const char usage_text[] =
     "                        every one; quadratic ones only up to n = 20000,\n"
     "                        the O(n log n) ones up to 1e7)\n"
     "      --rng=LIST        generators for fairshuf (default\n"
-    "                        xoshiro256ss,chacha20)\n"
+    "                        xoshiro256ss,chacha20,default); 'default' is\n"
+    "                        NULL: the thread's OS-keyed ChaCha20, what\n"
+    "                        fs_shuffle(a, n, size, NULL) uses\n"
     "  -j, --threads=N       also measure fairshuf with N threads (default 1)\n"
     "      --runs=K          runs per measurement (default 5; median)\n"
     "  -m, --min-time=MS     each run repeats the shuffle for at least MS ms\n"
@@ -331,10 +333,12 @@ static void run_local(const bench *b, const bench_series *s, size_t n,
         cli_die(CLI_FAIL, "memory exhausted at n = %zu", n);
     for (size_t i = 0; i < n; i++)
         a[i] = i;
-    if (s->kind != K_MEMCPY)
-        cli_check(fs_rng_new(&rng, s->rng, "bench"), s->rng);
-    else
+    if (s->kind == K_MEMCPY)
         memset(c, 0, n * sizeof *c); /* fault the pages in, as `a` is */
+    else if (strcmp(s->rng, "default") != 0)
+        cli_check(fs_rng_new(&rng, s->rng, "bench"), s->rng);
+    else if (fs_rng_default() == NULL) /* rng stays NULL: the default */
+        cli_check(FS_ERANDOM, s->rng);
     double min_ns = (double)b->o.min_ms * 1e6, t0 = baseline_now_ns();
     double t = t0, t1 = t0;
     size_t reps = 0;
@@ -538,7 +542,7 @@ static void parse(bench_opts *o, int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     static char sizes_arg[512] = "54,1e3,1e5,1e6,1e7,1e8";
-    static char rngs_arg[256] = "xoshiro256ss,chacha20";
+    static char rngs_arg[256] = "xoshiro256ss,chacha20,default";
     int c;
     o->threads = 1;
     o->runs = 5;
@@ -599,7 +603,7 @@ static void parse(bench_opts *o, int argc, char **argv)
     if (o->nsz == 0)
         cli_die(CLI_USAGE, "--sizes: no size given");
     for (char *tok = strtok(rngs_arg, ","); tok; tok = strtok(NULL, ",")) {
-        if (fs_rng_find(tok) == NULL)
+        if (fs_rng_find(tok) == NULL && strcmp(tok, "default") != 0)
             cli_die(CLI_USAGE, "unknown generator: '%s'", tok);
         if (o->nrng == BENCH_MAXR)
             cli_die(CLI_USAGE, "--rng: at most %d generators", BENCH_MAXR);

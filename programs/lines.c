@@ -21,6 +21,7 @@
 #include "lines_opts.h"
 #include "lines_out.h"
 #include "lines_quote.h"
+#include "lines_run.h"
 
 static const char usage_text[] =
     "Usage: %1$s [OPTION]... [FILE]\n"
@@ -54,8 +55,8 @@ static const char usage_text[] =
     "      --memory=SIZE         memory budget (K, M, G suffixes); larger "
     "input\n"
     "                            is shuffled out of core (default: half "
-    "the\n"
-    "                            available memory)\n"
+    "what\n"
+    "                            the process may use; see below)\n"
     "  -T, --temporary-directory=DIR  temporary files go in DIR, not "
     "$TMPDIR\n"
     "                            or /tmp; they are unlinked at once\n"
@@ -67,6 +68,36 @@ static const char usage_text[] =
     "      --help        display this help and exit\n"
     "      --version     output version information and exit\n"
     "\n"
+    "Data work (fairshuf extensions; --seed makes every one reproducible):\n"
+    "  gzip and zstd input is found by its magic bytes (file or pipe) and\n"
+    "  read decompressed; -o FILE.gz or FILE.zst writes it compressed.\n"
+    "      --csv                 records are RFC 4180 CSV: a quoted field "
+    "may\n"
+    "                            hold newlines; fields split at commas\n"
+    "  -t, --field-separator=SEP  fields split at SEP (default tab, as "
+    "sort -t)\n"
+    "      --split=W,W[,W...]    one shuffle cut into parts of those "
+    "shares;\n"
+    "                            -o 'NAME-%%d' (1, 2, ...) or -o "
+    "NAME,NAME,...\n"
+    "      --stratify=FIELD      with --split: each value of FIELD keeps "
+    "its\n"
+    "                            share in every part (within 1 record)\n"
+    "      --weights=FIELD       with -n K: K records drawn without "
+    "replacement,\n"
+    "                            in proportion to FIELD (a number >= 0)\n"
+    "      --group-by=FIELD      records with equal FIELD move together; "
+    "groups\n"
+    "                            in a uniform random order, input order "
+    "inside\n"
+    "      --shuffle-within      with --group-by: shuffle inside each "
+    "group too\n"
+    "  FIELD is a column number from 1, or a column name with --header=1.\n"
+    "  The default --memory fits the process (cgroup limit, ulimit -v, "
+    "available\n"
+    "  memory); what does not fit is shuffled on disk, with the same "
+    "output.\n"
+    "\n"
     "Without --seed or --random-source the order is keyed from the "
     "operating\n"
     "system (ChaCha20).  -o FILE is replaced only when the run succeeds; "
@@ -75,18 +106,9 @@ static const char usage_text[] =
     "only.\n"
     "Manual: fairshuf-lines(1); docs/lines.md.\n";
 
-/* Everything one run needs; passed down, never global. */
-typedef struct run {
-    lines_opts o;
-    unsigned char delim;
-    const char *tmpdir;
-    cli_progress bar;      /* the shared reporter: progress.h */
-    lines_out out;         /* last: holds the output buffer */
-} run;
-
 /* -------------------------------------------------------------- progress */
 
-static void progress(void *arg, fs_lines_phase phase, uint64_t done,
+void progress(void *arg, fs_lines_phase phase, uint64_t done,
                      uint64_t total)
 {
     run *R = arg;
@@ -98,7 +120,7 @@ static void progress(void *arg, fs_lines_phase phase, uint64_t done,
                           done, 0, "bytes");
 }
 
-static void progress_end(run *R)
+void progress_end(run *R)
 {
     cli_progress_end(&R->bar);
 }
@@ -106,7 +128,7 @@ static void progress_end(run *R)
 /* ----------------------------------------------------------------- input */
 
 /* Opens FILE (or stdin) as coreutils does: "FILE: why". */
-static int open_input(const run *R)
+static int open_raw(const run *R)
 {
     if (R->o.noperands == 0 || strcmp(R->o.operands[0], "-") == 0)
         return 0;
@@ -115,6 +137,53 @@ static int open_input(const run *R)
         cli_die(CLI_FAIL, "%s: %s", lines_quotef(R->o.operands[0]),
                 strerror(errno));
     return fd;
+}
+
+/* The input as the engine reads it: decompressed (gzip, zstd) and, with
+ * --csv, framed by a source (fairshuf/lines.h); plain input as it is. */
+int open_input(run *R)
+{
+    R->raw_fd = open_raw(R);
+    int fd;
+    fs_lines_source_opts so = R->src_opts;
+    so.csv = R->o.csv;
+    so.delim = R->delim;
+    int rc = fs_lines_source_open(R->raw_fd, &so, &R->src, &fd);
+    if (rc != FS_OK)
+        cli_die(CLI_FAIL, "cannot read the input: %s", fs_strerror(rc));
+    return fd;
+}
+
+static const char *input_name(const run *R)
+{
+    return R->o.noperands == 0 || strcmp(R->o.operands[0], "-") == 0
+               ? "-" : R->o.operands[0];
+}
+
+/* Dies when the source found damaged data or could not read: called
+ * after all input is read, before any output. */
+void input_check(run *R)
+{
+    int err = 0;
+    const char *why = NULL;
+    int rc = fs_lines_source_end(R->src, &err, &why);
+    if (rc == FS_OK)
+        return;
+    if (why)
+        cli_die(CLI_FAIL, "%s: %s", lines_quotef(input_name(R)), why);
+    if (rc == FS_ENOMEM)
+        cli_die(CLI_FAIL, "memory exhausted");
+    cli_die(CLI_FAIL, "read error: %s", strerror(err));
+}
+
+void close_input(run *R)
+{
+    input_check(R);
+    fs_lines_source_free(R->src);
+    R->src = NULL;
+    if (R->raw_fd > 0)
+        close(R->raw_fd);
+    R->raw_fd = 0;
 }
 
 static void read_error(int rc, int err)
@@ -132,7 +201,7 @@ typedef struct lineset {
     char **args;         /* -e operands */
 } lineset;
 
-static void read_lines(const run *R, lineset *ls)
+static void read_lines(run *R, lineset *ls)
 {
     memset(ls, 0, sizeof *ls);
     if (R->o.echo) {
@@ -145,8 +214,7 @@ static void read_lines(const run *R, lineset *ls)
     int rc = fs_lines_read_all(fd, R->delim, &ls->buf, &len);
     if (rc != FS_OK)
         read_error(rc, errno);
-    if (fd > 0)
-        close(fd);
+    close_input(R);
     ls->n = fs_lines_count(ls->buf, len, R->delim);
     ls->starts = malloc(((size_t)ls->n + 1) * sizeof *ls->starts);
     if (ls->starts == NULL)
@@ -285,8 +353,14 @@ static int run_gnu(run *R)
     int reservoir_path = 0;
     if (!R->o.have_range) {
         if (!R->o.echo) {
-            int fd = open_input(R);
-            reservoir_path = gnu_uses_reservoir(R, fd);
+            int fd = open_raw(R);
+            unsigned char magic[4];
+            ssize_t got = pread(fd, magic, 4, 0);
+            /* a compressed file reaches the engine through a pipe */
+            reservoir_path =
+                gnu_uses_reservoir(R, fd) ||
+                (got > 0 && fs_lines_codec_sniff(magic, (size_t)got) !=
+                                FS_CODEC_PLAIN);
             if (fd > 0)
                 close(fd);
         }
@@ -335,7 +409,7 @@ static int run_gnu(run *R)
     return CLI_OK;
 }
 
-static void make_key(const run *R, uint8_t key[32])
+void make_key(const run *R, uint8_t key[32])
 {
     int rc = R->o.seed ? fs_seed_to_key(R->o.seed, key) : fs_os_random(key, 32);
     if (rc != FS_OK)
@@ -351,11 +425,14 @@ static fs_rng *make_rng(const run *R)
     return rng;
 }
 
-static void engine_error(run *R, int rc, const fs_lines_result *res)
+_Noreturn void engine_error(run *R, int rc, const fs_lines_result *res)
 {
     progress_end(R);
-    if (rc == FS_ENOMEM)
-        cli_die(CLI_FAIL, "memory exhausted");
+    if (rc == FS_ENOMEM) /* even out of core: the budget was too large */
+        cli_die(CLI_FAIL, "memory exhausted (budget %.0f MiB; "
+                "a smaller --memory=SIZE shuffles more on disk)",
+                (double)(R->o.memory ? R->o.memory
+                                     : fs_lines_default_memory()) / 1048576.0);
     if (rc == FS_EIO) {
         switch (res->where) {
         case FS_LINES_INPUT:
@@ -420,36 +497,50 @@ static int run_echo_keyed(run *R, const uint8_t key[32])
 
 static int open_output_cb(void *arg)
 {
-    return lines_out_open(arg);
+    run *R = arg;
+    input_check(R); /* damaged input: no output at all */
+    return lines_out_open(&R->out);
+}
+
+void keyed_config(run *R, fs_lines_config *c)
+{
+    memset(c, 0, sizeof *c);
+    make_key(R, c->key);
+    c->delim = R->delim;
+    c->head = R->o.head;
+    c->header = R->o.header;
+    c->memory = (size_t)R->o.memory;
+    c->tmpdir = R->tmpdir;
+    c->threads = R->o.threads;
+    c->open_output = open_output_cb;
+    c->output_arg = R;
+    c->progress = progress;
+    c->progress_arg = R;
 }
 
 static int run_keyed(run *R)
 {
     if (R->o.have_range || R->o.repeat)
         return run_drawn(R);
+    if (R->o.split)
+        return run_split(R);
+    if (R->o.weights)
+        return run_weights(R);
+    if (R->o.group_by)
+        return run_group(R);
     fs_lines_config c;
-    memset(&c, 0, sizeof c);
-    make_key(R, c.key);
+    keyed_config(R, &c);
     if (R->o.echo)
         return run_echo_keyed(R, c.key);
-    c.delim = R->delim;
-    c.head = R->o.head;
-    c.header = R->o.header;
-    c.memory = (size_t)R->o.memory;
-    c.tmpdir = R->tmpdir;
-    c.threads = R->o.threads;
-    c.open_output = open_output_cb;
-    c.output_arg = &R->out;
-    c.progress = progress;
-    c.progress_arg = R;
     int fd = open_input(R);
     fs_lines_result res;
     int rc = fs_lines_shuffle(fd, &c, &res);
-    if (rc != FS_OK)
+    if (rc != FS_OK) {
+        input_check(R); /* a damaged input explains a failure best */
         engine_error(R, rc, &res);
+    }
     progress_end(R);
-    if (fd > 0)
-        close(fd);
+    close_input(R);
     R->out.total += res.out_bytes; /* for the final flush's message */
     return CLI_OK;
 }
@@ -492,7 +583,8 @@ static void parse(run *R, int argc, char **argv, const char *sub)
 
 static void defaults(run *R)
 {
-    R->delim = R->o.zero ? '\0' : '\n';
+    /* CSV records reach the engine NUL-terminated (fairshuf/lines.h) */
+    R->delim = R->o.zero || R->o.csv ? '\0' : '\n';
     cli_progress_init(&R->bar, R->o.progress);
     R->tmpdir = R->o.tmpdir ? R->o.tmpdir : getenv("TMPDIR");
     if (R->tmpdir == NULL || *R->tmpdir == '\0')
@@ -502,6 +594,7 @@ static void defaults(run *R)
         R->o.threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
     }
     lines_out_init(&R->out, R->o.output, R->delim);
+    R->out.csv = R->o.csv;
 }
 
 int cmd_lines(int argc, char **argv)

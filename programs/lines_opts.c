@@ -13,7 +13,9 @@
 
 enum {
     OPT_RANDOM_SOURCE = 256, OPT_SEED, OPT_MEMORY, OPT_THREADS,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HEADER, OPT_HELP, OPT_VERSION
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HEADER, OPT_HELP, OPT_VERSION,
+    OPT_CSV, OPT_SPLIT, OPT_STRATIFY, OPT_WEIGHTS, OPT_GROUP_BY,
+    OPT_SHUFFLE_WITHIN
 };
 
 static const struct option long_opts[] = {
@@ -35,6 +37,13 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"header", required_argument, NULL, OPT_HEADER},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"field-separator", required_argument, NULL, 't'},
+    {"split", required_argument, NULL, OPT_SPLIT},
+    {"stratify", required_argument, NULL, OPT_STRATIFY},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"group-by", required_argument, NULL, OPT_GROUP_BY},
+    {"shuffle-within", no_argument, NULL, OPT_SHUFFLE_WITHIN},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -157,6 +166,37 @@ static int gnu_option(int c, const char *arg, lines_opts *o, char *msg,
     }
 }
 
+/* --split=80,10,10: at most 64 non-negative integer weights, not all 0. */
+static int parse_split(const char *arg, lines_opts *o, char *msg, size_t len)
+{
+    const char *p = arg;
+    uint64_t sum = 0;
+    o->nsplit = 0;
+    for (;;) {
+        char *end;
+        if (*p < '0' || *p > '9' || o->nsplit == 64)
+            break;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || v > ((uint64_t)1 << 40))
+            break;
+        o->split_w[o->nsplit++] = v;
+        sum += v;
+        if (*end == '\0') {
+            if (o->nsplit < 2 || sum == 0)
+                break;
+            o->split = arg;
+            return 0;
+        }
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    opt_fail(msg, len, "invalid --split: %s (2 to 64 weights, as 80,10,10)",
+             arg, NULL);
+    return CLI_USAGE;
+}
+
 /* fairshuf's extensions. */
 static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
                       size_t len)
@@ -188,6 +228,24 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
         return 0;
     case OPT_PROGRESS: o->progress = 1; return 0;
     case OPT_NO_PROGRESS: o->progress = 0; return 0;
+    case OPT_CSV: o->csv = 1; return 0;
+    case 't':
+        if (strlen(arg) != 1 && strcmp(arg, "\\t") != 0 &&
+            strcmp(arg, "\\0") != 0) {
+            opt_fail(msg, len, "invalid field separator: %s (one byte)", arg,
+                     NULL);
+            return CLI_USAGE;
+        }
+        o->have_sep = 1;
+        o->sep = strcmp(arg, "\\t") == 0 ? '\t'
+                 : strcmp(arg, "\\0") == 0 ? '\0' : (unsigned char)arg[0];
+        return 0;
+    case OPT_SPLIT:
+        return parse_split(arg, o, msg, len);
+    case OPT_STRATIFY: o->stratify = arg; return 0;
+    case OPT_WEIGHTS: o->weights = arg; return 0;
+    case OPT_GROUP_BY: o->group_by = arg; return 0;
+    case OPT_SHUFFLE_WITHIN: o->shuffle_within = 1; return 0;
     default: /* OPT_HEADER */
         rc = parse_umax(arg, &v);
         if (rc == -1)
@@ -217,6 +275,34 @@ static int check_operands(lines_opts *o, char *msg, size_t len,
     if (o->seed && o->random_source)
         return usage_fail(msg, len, try_help, 1,
                     "cannot combine --seed and --random-source");
+    if (o->csv && (o->have_range || o->echo || o->zero))
+        return usage_fail(msg, len, try_help, 1,
+                    o->zero ? "cannot combine --csv and -z options"
+                            : "--csv needs input records (not -e or -i)");
+    const char *data = o->split ? "--split" : o->weights ? "--weights"
+                       : o->group_by ? "--group-by" : NULL;
+    if ((o->split != NULL) + (o->weights != NULL) + (o->group_by != NULL) > 1)
+        return usage_fail(msg, len, try_help, 1,
+                    "--split, --weights and --group-by are separate runs") + 1;
+    if (data && (o->have_range || o->echo || o->repeat || o->random_source)) {
+        snprintf(msg, len, "cannot combine %s with -e, -i, -r or "
+                 "--random-source", data);
+        *try_help = 1;
+        return CLI_USAGE;
+    }
+    if (o->stratify && !o->split)
+        return usage_fail(msg, len, try_help, 1, "--stratify needs --split") + 1;
+    if (o->shuffle_within && !o->group_by)
+        return usage_fail(msg, len, try_help, 1,
+                    "--shuffle-within needs --group-by") + 1;
+    if (o->weights && o->head == UINT64_MAX)
+        return usage_fail(msg, len, try_help, 1,
+                    "--weights needs -n COUNT (how many to draw)") + 1;
+    if (o->split && o->output == NULL)
+        return usage_fail(msg, len, try_help, 1,
+                    "--split needs -o 'NAME-%d' or -o NAME,NAME,...") + 1;
+    if (!o->have_sep)
+        o->sep = o->csv ? ',' : '\t';
     if (o->have_header && o->have_range) /* numbers have no header line */
         return usage_fail(msg, len, try_help, 1,
                     "cannot combine --header and -i options");
@@ -234,7 +320,7 @@ int lines_parse(int argc, char **argv, lines_opts *o, int quiet, char *msg,
     optind = 0; /* full re-initialisation of glibc's getopt */
     opterr = !quiet;
     int c;
-    while ((c = getopt_long(argc, argv, "ei:n:o:rzT:", long_opts, NULL)) !=
+    while ((c = getopt_long(argc, argv, "ei:n:o:rzT:t:", long_opts, NULL)) !=
            -1) {
         int rc;
         if (c == OPT_HELP || c == OPT_VERSION) {

@@ -20,6 +20,14 @@ typedef struct lines_opts {
     const char *output, *random_source, *seed, *tmpdir;
     char **operands;
     int noperands;
+    int csv;                 /* --csv: RFC 4180 records */
+    int have_sep;            /* -t SEP given */
+    unsigned char sep;       /* field separator (default tab; comma with --csv) */
+    const char *split;       /* --split=W,W,...: the weights as given */
+    uint64_t split_w[64];
+    size_t nsplit;
+    const char *stratify, *weights, *group_by; /* field specs */
+    int shuffle_within;
     int help, version;
 } lines_opts;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fairshuf/lines.h"
 #include "io.h"
 #include "lines_out.h"
 #include "outfile.h"
@@ -28,10 +29,35 @@ _Noreturn static void die_path(const char *path, int err)
     cli_die(CLI_FAIL, "%s: %s", lines_quotef(path), strerror(err));
 }
 
+/* Puts a sink between the engine and fd when the output is compressed or
+ * framed; returns the descriptor to write to. */
+static int with_sink(lines_out *o, int fd)
+{
+    fs_lines_codec codec = fs_lines_codec_of_name(o->path);
+    if (codec == FS_CODEC_PLAIN && !o->csv)
+        return fd;
+    fs_lines_part part = {fd, codec, UINT64_MAX};
+    fs_lines_sink_config c = {o->delim, o->csv, 0, 1, &part, NULL, NULL};
+    fs_lines_sink *sink;
+    int wfd;
+    if (fs_lines_sink_open(&c, &sink, &wfd) != FS_OK)
+        cli_die(CLI_FAIL, "cannot start the output thread: %s",
+                strerror(errno ? errno : ENOMEM));
+    o->sink = sink;
+    o->file_fd = fd;
+    return wfd;
+}
+
 int lines_out_open(lines_out *o)
 {
     if (o->fd >= 0)
         return o->fd;
+    o->fd = lines_out_open_file(o);
+    return o->fd = with_sink(o, o->fd);
+}
+
+int lines_out_open_file(lines_out *o)
+{
     if (o->path == NULL)
         return o->fd = 1;
     fs__outfile_init(&o->file, o->path, pending_on_temp, NULL);
@@ -111,6 +137,15 @@ void lines_out_commit(lines_out *o)
     if (o->fd < 0)
         return;
     lines_out_flush(o);
+    if (o->sink) { /* the pipe ends; the sink writes what is left */
+        int err = 0;
+        int rc = fs_lines_sink_end(o->sink, &err, NULL);
+        fs_lines_sink_free(o->sink);
+        o->sink = NULL;
+        o->fd = o->file_fd;
+        if (rc != FS_OK)
+            lines_out_failed(o, o->total, rc == FS_ENOMEM ? ENOMEM : err);
+    }
     int replace = o->file.replace;
     if (o->path != NULL && fs__outfile_commit(&o->file) != FS_OK) {
         /* the new file is gone; FILE is as it was */

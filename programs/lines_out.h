@@ -20,15 +20,23 @@ typedef struct lines_out {
     int fd;             /* -1 until opened */
     fs__outfile file;   /* -o FILE (lib/outfile.h) */
     uint64_t total;     /* bytes handed to write() */
+    int csv;            /* the engine's records are framed CSV (NUL-ended) */
+    void *sink;         /* fs_lines_sink between fd and file_fd, or NULL */
+    int file_fd;        /* the file (or 1) when a sink is in between */
     size_t len;
     unsigned char b[1 << 16];
 } lines_out;
 
 void lines_out_init(lines_out *o, const char *path, unsigned char delim);
 
-/* Opens the output (once); returns its descriptor.  Exits with a message
+/* Opens the output (once); returns its descriptor: the file's, or a pipe
+ * into a sink (fairshuf/lines.h) when FILE ends in .gz or .zst
+ * (compressed) or o->csv is set (the framing NUL dropped).  Exits with a message
  * when that fails. */
 int lines_out_open(lines_out *o);
+
+/* The file (or standard output) alone, without a sink. */
+int lines_out_open_file(lines_out *o);
 
 /* Buffered writes; a failed write reports "write error" and exits 1. */
 void lines_out_put(lines_out *o, const void *p, size_t n);

@@ -2,7 +2,8 @@
 compiles libfairshuf's own sources (../lib) with the thin binding in
 fairshuf/_core.c, so `pip install --no-build-isolation ./python` works from
 a clean clone, offline, with Debian's python3-dev, python3-setuptools and
-libsodium-dev (`make python` does the same in place)."""
+libsodium-dev, zlib1g-dev and libzstd-dev (`make python` does the same in
+place)."""
 import glob
 import os
 
@@ -29,7 +30,7 @@ core = Extension(
     include_dirs=[rel(os.path.join(ROOT, "include")), rel(os.path.join(ROOT, "lib"))],
     define_macros=[("_GNU_SOURCE", None)],
     extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
-    libraries=["sodium", "pthread", "m"],
+    libraries=["sodium", "z", "zstd", "pthread", "m"],
 )
 
 setup(

@@ -2,7 +2,7 @@
 # setup.sh -- make sure the Debian packages fairshuf needs are installed.
 #   scripts/setup.sh build   what `make` and `make demo` need
 #   scripts/setup.sh         (or `test`) that plus what `make check` needs
-#   scripts/setup.sh openssl what `make CHACHA=openssl` adds (libssl-dev)
+#   scripts/setup.sh openssl the same as build (kept for old instructions)
 # As root, installs what is missing with apt-get; otherwise names the
 # missing packages and fails.
 set -euo pipefail
@@ -10,8 +10,11 @@ set -euo pipefail
 # What each is for (README "Dependencies" says the same):
 build=(
     build-essential   # C compiler, make, ar
-    pkgconf           # finds libsodium's flags
-    libsodium-dev     # ChaCha20, SHA-256, HMAC (the library)
+    pkgconf           # finds libsodium's and libcrypto's flags
+    libsodium-dev     # SHA-256, HMAC, SipHash; ChaCha20 where OpenSSL is missing
+    libssl-dev        # OpenSSL's libcrypto: the ChaCha20 keystream (default build, faster)
+    zlib1g-dev        # gzip input and output of `fairshuf lines` (lib/lines/codec.c)
+    libzstd-dev       # zstd input and output of `fairshuf lines` (lib/lines/codec.c)
     libmicrohttpd-dev # fairshuf serve: the HTTP server
     libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
     libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
@@ -21,6 +24,7 @@ test=(
     libcmocka-dev     # unit test framework
     libgsl-dev        # independent reference in tests, bench baseline
     bats              # CLI tests
+    zstd gzip         # independent (de)compressors in the lines_data tests
     dieharder         # generator battery (quick subset in the suite)
     clang             # second compiler for -Werror checks
     python3           # test helpers (stream spec, XML check)
@@ -44,15 +48,10 @@ web=()
 command -v node >/dev/null 2>&1 || web+=(nodejs)
 command -v npm >/dev/null 2>&1 || web+=(npm)
 
-# Only for `make CHACHA=openssl` / `make check-openssl`:
-openssl=(
-    libssl-dev        # OpenSSL's libcrypto: the same ChaCha20, faster with AVX-512
-)
-
 case "${1:-test}" in
 build) packages=("${build[@]}") ;;
 test) packages=("${build[@]}" "${test[@]}" "${web[@]}") ;;
-openssl) packages=("${openssl[@]}") ;;
+openssl) packages=("${build[@]}") ;;
 *) echo "usage: $0 [build|test|openssl]" >&2; exit 2 ;;
 esac
 

@@ -204,7 +204,8 @@ FS_API size_t fs_lines_default_memory(void);
  * bucket splits) temporary files are open at once.  open_output is called
  * only after all input is read and every temporary file is written (every
  * bucket split made), so a full disk or too many open files fail before
- * any output; what can still fail after output began (reading a temporary
+ * any output, and with no other thread of the library running (it may end
+ * the process); what can still fail after output began (reading a temporary
  * file back, memory, the output itself) leaves a prefix only, with an
  * error returned.
  * c->head == 0 reads only the c->header header lines, writes them, and
@@ -221,6 +222,239 @@ FS_API int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *r
  * below 2^32 - 16 (else FS_ERANGE); c->memory and c->tmpdir are unused. */
 FS_API int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
                          const fs_lines_config *c, fs_lines_result *res);
+
+
+/* ------------------------------------------------------------------------
+ * Data formats around the engine (docs/lines.md, "Data work")
+ *
+ * Compressed streams: gzip (zlib) and zstd (libzstd).  A source decodes
+ * its input when the first bytes are gzip's (1f 8b) or zstd's
+ * (28 b5 2f fd) magic, and with csv = 1 frames RFC 4180 records (a quoted
+ * field may hold line feeds) as NUL-terminated items, so the engine run
+ * with delim '\0' moves whole records.  A sink undoes the framing, cuts
+ * the shuffled stream into parts, and compresses each part.  Both work in
+ * a thread of their own, joined to the engine by a pipe; neither changes
+ * the order: the seeded order is that of the decoded records.
+ * ---------------------------------------------------------------------- */
+typedef enum fs_lines_codec {
+    FS_CODEC_PLAIN = 0,
+    FS_CODEC_GZIP,
+    FS_CODEC_ZSTD
+} fs_lines_codec;
+
+/* The codec whose magic bytes begin p[0..n) (FS_CODEC_PLAIN if none). */
+FS_API fs_lines_codec fs_lines_codec_sniff(const void *p, size_t n);
+/* The codec a file name asks for: ".gz" gzip, ".zst" zstd, else plain. */
+FS_API fs_lines_codec fs_lines_codec_of_name(const char *path);
+/* "gzip", "zstd" or "plain". */
+FS_API const char *fs_lines_codec_name(fs_lines_codec c);
+
+typedef struct fs_lines_source fs_lines_source;
+
+typedef struct fs_lines_source_opts {
+    int csv;              /* frame RFC 4180 records (NUL-terminated) */
+    unsigned char delim;  /* without csv: the record end ('\n' or '\0') */
+    /* Optional: called on the source's thread with every record, header
+     * included, numbered from 0: its bytes with its end (a CSV record:
+     * framed, ending with NUL; a last line without its delimiter gets
+     * one).  A return other than FS_OK stops the source with FS_EINVAL
+     * and *why (if why is set) as the reason. */
+    int (*record)(void *arg, uint64_t i, const unsigned char *rec,
+                  size_t len);
+    void *record_arg;
+    const char *const *why;
+    int no_pipe;          /* the hook takes every record: the pipe stays
+                             empty (the reader sees end of input) */
+} fs_lines_source_opts;
+
+/* Looks at the first bytes of fd (pread on a regular file, tee(2) on a
+ * pipe: nothing consumed; other inputs: read and passed on).  Plain input
+ * without csv or hook: *src = NULL and *rfd = fd (no thread, no copy).
+ * Otherwise a thread decodes (and frames) fd into a pipe and *rfd is its
+ * read end, owned by the source.  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO
+ * (no pipe). */
+FS_API int fs_lines_source_open(int fd, const fs_lines_source_opts *o,
+                                fs_lines_source **src, int *rfd);
+/* Reads what is left of *rfd (discarded), waits for the thread, and
+ * returns its status: FS_OK, FS_EIO (*err: errno; EBADMSG with *why set
+ * when the data is damaged: "gzip data is corrupt: ...", "zstd data is
+ * truncated", "CSV input ends inside a quoted field", "CSV input holds a
+ * NUL byte"), FS_ENOMEM.  A damaged stream ends the pipe early: call this
+ * before using the output of a run.  NULL src: FS_OK.  err, why may be
+ * NULL. */
+FS_API int fs_lines_source_end(fs_lines_source *src, int *err,
+                               const char **why);
+/* The codec found (FS_CODEC_PLAIN for NULL). */
+FS_API fs_lines_codec fs_lines_source_codec(const fs_lines_source *src);
+/* Ends (as above) and frees the source and its pipe; NULL is a no-op. */
+FS_API void fs_lines_source_free(fs_lines_source *src);
+
+typedef struct fs_lines_part {
+    int fd;               /* where the part goes (not closed) */
+    fs_lines_codec codec; /* written plain, gzip (level 6) or zstd (3) */
+    uint64_t records;     /* shuffled records for this part (the last part
+                             takes any beyond the sum) */
+} fs_lines_part;
+
+typedef struct fs_lines_sink_config {
+    unsigned char delim;  /* the engine's record end: '\n' or '\0' */
+    int csv;              /* records are framed CSV: the NUL is dropped */
+    uint64_t header;      /* the first `header` records go to every part */
+    size_t nparts;
+    const fs_lines_part *parts;
+    /* Optional: the part of shuffled record number i (0-based, header
+     * excluded) whose first bytes are rec[0..len) (at least up to its end
+     * when it fits the sink's 1 MiB buffer).  NULL: by parts[].records. */
+    size_t (*choose)(void *arg, uint64_t i, const unsigned char *rec,
+                     size_t len);
+    void *choose_arg;
+} fs_lines_sink_config;
+
+typedef struct fs_lines_sink fs_lines_sink;
+
+/* Starts the sink; *wfd is the pipe to write the engine's output to (owned
+ * by the sink).  Errors: FS_EINVAL, FS_ENOMEM, FS_EIO (no pipe). */
+FS_API int fs_lines_sink_open(const fs_lines_sink_config *c,
+                              fs_lines_sink **sink, int *wfd);
+/* Closes *wfd, waits until every part is written (compressed streams
+ * ended), and returns FS_OK or FS_EIO (*err: errno of the failed write) /
+ * FS_ENOMEM.  counts (nparts entries, or NULL) receives the shuffled
+ * records each part got.  NULL sink: FS_OK. */
+FS_API int fs_lines_sink_end(fs_lines_sink *sink, int *err, uint64_t *counts);
+FS_API void fs_lines_sink_free(fs_lines_sink *sink);
+
+/* ------------------------------------------------------------------------
+ * Fields and field values (--stratify, --weights, --group-by)
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_field {
+    size_t col;           /* 0-based column, once resolved */
+    const char *name;     /* a column name (not copied), or NULL */
+    int resolved;
+    int csv;              /* CSV fields (quotes removed, "" read as ") */
+    unsigned char sep;    /* otherwise: the separator (as sort -t) */
+} fs_lines_field;
+
+/* spec: a 1-based column number ("3"), or a column name, resolved later
+ * against the header record.  Errors: FS_EINVAL (empty, "0"), FS_ERANGE
+ * (a number too large). */
+FS_API int fs_lines_field_parse(const char *spec, int csv, unsigned char sep,
+                                fs_lines_field *f);
+/* Finds f->name among the fields of the header record hdr[0..len) (its
+ * end excluded).  A number is resolved already.  FS_ENOTFOUND, FS_ENOMEM. */
+FS_API int fs_lines_field_resolve(fs_lines_field *f, const unsigned char *hdr,
+                                  size_t len);
+/* The field of record rec[0..len) (its end, LF, CRLF or NUL, excluded)
+ * into out (at most cap bytes); returns its length and sets *found = 0
+ * when the record has fewer fields.  O(len). */
+FS_API size_t fs_lines_field_get(const fs_lines_field *f,
+                                 const unsigned char *rec, size_t len,
+                                 unsigned char *out, size_t cap, int *found);
+
+/* A table of distinct values, numbered from 0 in order of first
+ * appearance, with how often each was added.  Expected O(len) per call. */
+typedef struct fs_lines_values fs_lines_values;
+FS_API int fs_lines_values_new(fs_lines_values **v);
+FS_API void fs_lines_values_free(fs_lines_values *v);
+/* Counts one occurrence of val[0..len); *id: its number.  FS_ENOMEM. */
+FS_API int fs_lines_values_add(fs_lines_values *v, const void *val,
+                               size_t len, uint64_t *id);
+/* The number of a value added before, or FS_ENOTFOUND. */
+FS_API int fs_lines_values_find(const fs_lines_values *v, const void *val,
+                                size_t len, uint64_t *id);
+FS_API uint64_t fs_lines_values_count(const fs_lines_values *v, uint64_t id);
+FS_API uint64_t fs_lines_values_size(const fs_lines_values *v);
+
+/* ------------------------------------------------------------------------
+ * Splitting (--split, --stratify)
+ *
+ * n items cut into k parts in proportion to w[0..k): part i gets
+ * floor(n w_i / W), and the items left over go one each to the parts with
+ * the largest remainders n w_i mod W (ties: the lower part).  So a part's
+ * size is within 1 of n w_i / W, and the sizes add up to n.  Stratified:
+ * each stratum (value of a field) is cut the same way on its own, its
+ * j-th item in shuffled order going to fs_lines_split_part(n_s, j, ...),
+ * so every part holds each value's share to within 1 record.
+ * ---------------------------------------------------------------------- */
+/* FS_EINVAL: k == 0, NULL arrays, all weights 0.  O(k^2) at worst. */
+FS_API int fs_lines_split_sizes(uint64_t n, const uint64_t *w, size_t k,
+                                uint64_t *sizes);
+/* The part of item j (0-based) of n: scratch holds k entries. */
+FS_API size_t fs_lines_split_part(uint64_t n, uint64_t j, const uint64_t *w,
+                                  size_t k, uint64_t *scratch);
+
+/* ------------------------------------------------------------------------
+ * Weighted sampling of records (--weights=FIELD -n K)
+ *
+ * Data record i (0-based, header excluded) of weight w_i > 0 gets the
+ * Efraimidis-Spirakis key fs_weighted_key(fs_lines_key(K, i, 0), w_i)
+ * (<fairshuf/weighted.h>): the word is the i-th of the seeded chacha20
+ * stream, so the selection is that of fs_weighted_sample() with that
+ * generator.  The K smallest keys are kept (O(K) memory for the keys; the
+ * records' bytes in memory up to half of `memory`, then in an unlinked
+ * temporary file in tmpdir) and written in increasing key order, ties by
+ * index: successive weighted draws without replacement.  Weight 0: never
+ * drawn.  The selection depends only on (K, input).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_wsample fs_lines_wsample;
+/* memory 0: fs_lines_default_memory(); tmpdir NULL: $TMPDIR or /tmp.
+ * FS_EINVAL, FS_ENOMEM. */
+FS_API int fs_lines_wsample_new(fs_lines_wsample **s, const uint8_t K[32],
+                                uint64_t k, size_t memory,
+                                const char *tmpdir);
+/* Offers record i with weight w (its bytes rec[0..len) are copied if it is
+ * kept).  Records must come in increasing i.  Errors: FS_EINVAL (w
+ * negative, NaN or infinite), FS_ENOMEM, FS_EIO (temporary file; see
+ * fs_lines_wsample_write's err).  O(log K). */
+FS_API int fs_lines_wsample_add(fs_lines_wsample *s, uint64_t i, double w,
+                                const unsigned char *rec, size_t len);
+/* Writes the kept records in draw order through emit (its error stops
+ * it).  FS_EIO: *err (if set) is errno of the temporary file's failure. */
+FS_API int fs_lines_wsample_write(fs_lines_wsample *s,
+                                  int (*emit)(void *arg,
+                                              const unsigned char *p,
+                                              size_t n),
+                                  void *arg, int *err);
+/* Records kept so far; whether their bytes went to disk. */
+FS_API uint64_t fs_lines_wsample_kept(const fs_lines_wsample *s);
+FS_API int fs_lines_wsample_on_disk(const fs_lines_wsample *s);
+FS_API void fs_lines_wsample_free(fs_lines_wsample *s);
+
+/* ------------------------------------------------------------------------
+ * Groups of records (--group-by=FIELD [--shuffle-within])
+ *
+ * Records with equal field values form a group (wherever they are in the
+ * input); groups are numbered by first appearance, g = 0, 1, ..., and
+ * written whole in the keyed order fs_lines_order(Kg, G) with the group
+ * key Kg = fs_lines_groups_key(K): every order of the G groups is equally
+ * likely, whatever their sizes.  Within a group: input order, or with
+ * shuffle_within the keyed order of the records' own keys
+ * fs_lines_key(K, i, 0) (i: the data record's number), ties by levels
+ * 1, 2, ...  Memory: 32 bytes per record plus the value table; the
+ * records' bytes stay in memory up to half of `memory`, then go to an
+ * unlinked temporary file in tmpdir (the output is the same).
+ * ---------------------------------------------------------------------- */
+typedef struct fs_lines_groups fs_lines_groups;
+/* memory 0: fs_lines_default_memory().  FS_EINVAL, FS_ENOMEM. */
+FS_API int fs_lines_groups_new(fs_lines_groups **g, const uint8_t K[32],
+                               int shuffle_within, size_t memory,
+                               const char *tmpdir);
+/* Adds the next data record rec[0..len) of group value val[0..vlen).
+ * FS_ENOMEM, FS_EIO (temporary file: fs_lines_groups_write's err). */
+FS_API int fs_lines_groups_add(fs_lines_groups *g, const void *val,
+                               size_t vlen, const unsigned char *rec,
+                               size_t len);
+/* Writes every record in the order above through emit.  O(n log n). */
+FS_API int fs_lines_groups_write(fs_lines_groups *g,
+                                 int (*emit)(void *arg,
+                                             const unsigned char *p,
+                                             size_t n),
+                                 void *arg, int *err);
+/* Kg = SHA-256("fairshuf lines groups v1:" + 64 lowercase hex digits of
+ * K) (fs_seed_to_key of that string).  FS_OK. */
+FS_API int fs_lines_groups_key(const uint8_t K[32], uint8_t Kg[32]);
+FS_API uint64_t fs_lines_groups_count(const fs_lines_groups *g);
+FS_API int fs_lines_groups_on_disk(const fs_lines_groups *g);
+FS_API void fs_lines_groups_free(fs_lines_groups *g);
 
 #ifdef __cplusplus
 }

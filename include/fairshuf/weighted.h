@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+/* The key of an item of weight w (positive, finite) drawn with the 64-bit
+ * word: U = ((word >> 11) + 0.5) 2^-53, key = log(-log U) - log w.  Items
+ * in increasing key order are successive weighted draws (ties: by index).
+ * fs_weighted_order and `fairshuf lines --weights` use it. */
+FS_API double fs_weighted_key(uint64_t word, double w);
+
 /* Writes to order[0..n) the indices 0..n-1 in weighted random order (as
  * above), drawing n 64-bit words from rng (NULL: the thread default).
  * Errors: FS_EINVAL for a NULL array with n > 0 or a weight that is not

@@ -581,7 +581,9 @@ static int sort_bucket(const sorter *s, const unsigned char *rec, size_t m,
  * bytes are written only after every earlier chunk's (a turn passed under
  * a mutex): the output is one thread's output whatever the thread count.
  * The text is read at random (a cache miss per line), so lines are
- * fetched PREFETCH records ahead; a line of at most 16 bytes is copied as
+ * fetched PREFETCH records ahead (with lines of 32 bytes or more on
+ * average, the next 64 bytes too: such a line crosses into a second cache
+ * line about half the time or more, a second miss otherwise); a line of at most 16 bytes is copied as
  * a fixed 16 bytes (the buffer has FS__OUTSLACK bytes of slack). */
 #define CHUNK_LINES 32768
 #define GATHER ((size_t)512 << 10)
@@ -594,6 +596,7 @@ typedef struct emitter {
     const size_t *cb;   /* chunk c: buckets [cb[c], cb[c + 1]) */
     size_t nchunks;
     size_t hdr;         /* record bytes before the line (stored mode) */
+    int wide;           /* lines average 32 bytes or more: prefetch two */
     uint64_t m;         /* lines to write in all (head) */
     fs__writer *w;      /* used by the thread holding the turn only */
     pthread_mutex_t mu;
@@ -664,8 +667,12 @@ static int gather(gatherer *g, const uint64_t *r, size_t k)
     const sorter *s = g->e->s;
     const unsigned char *base = s->buf + g->e->hdr, *end = s->buf + s->len;
     for (size_t i = 0; i < k; i++) {
-        if (i + PREFETCH < k)
-            __builtin_prefetch(base + (r[i + PREFETCH] & 0xffffffffu));
+        if (i + PREFETCH < k) {
+            const unsigned char *f = base + (r[i + PREFETCH] & 0xffffffffu);
+            __builtin_prefetch(f);
+            if (g->e->wide)
+                __builtin_prefetch(f + 64);
+        }
         const unsigned char *p = base + (r[i] & 0xffffffffu);
         size_t l = (size_t)(fs__delim(p, end, s->delim) - p) + 1;
         if (FS_UNLIKELY(g->len + l > GATHER)) {
@@ -753,10 +760,6 @@ static int sort_write(const sorter *s, unsigned threads,
         threads = 16;
     if (s->n < 65536)
         threads = 1;
-    /* earlier output (header lines, earlier buckets) goes first */
-    int rc = fs__writer_flush(w);
-    if (rc != FS_OK)
-        return rc;
     size_t *cb = malloc((nb + 1) * sizeof *cb);
     if (cb == NULL)
         return FS_ENOMEM;
@@ -767,6 +770,7 @@ static int sort_write(const sorter *s, unsigned threads,
     e.bend = bend;
     e.cb = cb;
     e.hdr = s->stored ? FS__REC_HDR : 0;
+    e.wide = s->len / s->n >= 32;
     e.m = m;
     e.w = w;
     uint32_t start = 0;
@@ -792,6 +796,11 @@ static int sort_write(const sorter *s, unsigned threads,
         if (!g[t].buf || !g[t].tmp || !g[t].u || !g[t].sub)
             e.rc = FS_ENOMEM;
     }
+    /* Earlier output (header lines, earlier buckets) goes first, once
+     * every buffer is allocated: a run that runs out of memory before
+     * this has written nothing and may still go to disk (shuffle.c). */
+    if (e.rc == FS_OK)
+        e.rc = fs__writer_flush(w);
     if (e.rc == FS_OK) /* a chunk is taken by whichever thread is free */
         run_threads(gather_run, g, sizeof *g, threads);
     for (unsigned t = 0; t < threads; t++) {

@@ -77,6 +77,11 @@ void fs__prehist_avail(fs__prehist *h, uint64_t lines);
 const uint32_t *fs__prehist_end(fs__prehist *h, uint64_t n);
 void fs__prehist_free(fs__prehist *h);
 
+/* What the process may still allocate (budget.c): the least of the
+ * cgroup room, RLIMIT_AS and RLIMIT_DATA (with headroom) and the machine's
+ * available memory; UINT64_MAX when nothing limits it. */
+uint64_t fs__memory_room(void);
+
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);
 
@@ -132,6 +137,25 @@ static inline void fs__huge(void *p, size_t n)
     uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
     if (e > a)
         (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+/* Maps p[0..n)'s whole pages in one call (MADV_POPULATE_WRITE, Linux
+ * 5.14) before the text is read into them: one page-table walk for the
+ * range instead of a page fault per 4 KiB page inside read().  Advice
+ * only: an older kernel says EINVAL and the pages fault in as before. */
+static inline void fs__prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (p == NULL || n < ((size_t)4 << 20))
+        return;
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 #else
     (void)p;
     (void)n;

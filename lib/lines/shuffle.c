@@ -8,16 +8,13 @@
 #include "engine.h"
 #include "io.h"
 
-size_t fs_lines_default_memory(void)
+/* The budget after an allocation failed with `held` bytes in hand: the
+ * spill path's buckets must fit in what the process really has. */
+static size_t fit_budget(size_t memory, size_t held)
 {
-    long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    uint64_t m = (pages > 0 && psz > 0) ? (uint64_t)pages * (uint64_t)psz / 2
-                                        : 0;
-    if (m < ((uint64_t)64 << 20))
-        m = (uint64_t)64 << 20;
-    if (m > SIZE_MAX / 2)
-        m = SIZE_MAX / 2;
-    return (size_t)m;
+    if (held < (1u << 20))
+        held = 1u << 20;
+    return held < memory ? held : memory;
 }
 
 #define READ_PIECE ((size_t)8 << 20)
@@ -58,15 +55,18 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
                        buf) + 1;
     w->res->lines = n - h;
     w->total = w->left < n - h ? w->left : n - h;
+    /* The histogram's thread is joined before the output is opened: the
+     * caller's open_output may end the process (the CLI does on damaged
+     * input), and no thread of ours may then still be in the keystream
+     * library while exit() tears it down (OpenSSL's atexit clean-up). */
+    fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
+                     FS__PREHIST_BITS, 0, 0};
     int rc = fs__writer_open(w);
     if (rc == FS_OK && hdr)
         rc = fs__writer_put(w, buf, hdr);
-    if (rc == FS_OK) {
-        fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
-                         FS__PREHIST_BITS, 0, 0};
+    if (rc == FS_OK)
         rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0,
                            fc.fine ? &fc : NULL, w);
-    }
     return rc;
 }
 
@@ -155,8 +155,12 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
     if (cap > limit)
         cap = limit > 4096 ? limit : 4096;
     unsigned char *buf = malloc(cap);
+    if (buf == NULL && cap > (1u << 20)) /* less memory than the budget */
+        buf = malloc(cap = 1u << 20);
     if (buf == NULL)
         return writer_end(&w, FS_ENOMEM);
+    if (cap > (1u << 20)) /* a regular file's size: it will all be read */
+        fs__prefault(buf, cap);
     /* With two threads the second counts the keys' histogram while this
      * one reads (prehist.c), so reads come in pieces it can follow.  (With
      * more threads the counting pass is split among them instead.) */
@@ -173,6 +177,8 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
             unsigned char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
             if (nb == NULL) { /* over budget (or no memory): go to disk */
                 fs__prehist_free(&ph);
+                if (ncap > cap) /* the process has less than the budget */
+                    w.memory = fit_budget(w.memory, cap);
                 return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
             }
             buf = nb;
@@ -208,6 +214,16 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
             n++;
         }
         rc = in_memory(buf, len, n, ph.running ? &ph : NULL, &w);
+        if (rc == FS_ENOMEM && res->out_bytes == 0 && res->written == 0) {
+            /* The sort's arrays did not fit after all (a limit the budget
+             * did not see): nothing is written yet, so the same order
+             * comes from disk.  fd is at its end; buf holds every line. */
+            fs__prehist_free(&ph);
+            w.len = 0; /* the header lines: the spill path writes them */
+            w.left = c->head;
+            w.memory = fit_budget(w.memory, cap / 2);
+            return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+        }
     }
     fs__prehist_free(&ph);
     free(buf);

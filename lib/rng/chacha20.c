@@ -1,22 +1,26 @@
 /* chacha20.c -- the default generator: the ChaCha20 keystream (RFC 8439;
- * libsodium, or OpenSSL with `make CHACHA=openssl`: keystream.h).
+ * OpenSSL, or libsodium with `make CHACHA=sodium`: keystream.h).
  * Test vectors: RFC 7539
  * A.1 #1 (all-zero key, nonce and counter) and RFC 8439 2.3.2.
  *
  * Seeded: key from the seed (fs_seed_to_key), nonce 0, block counter from
  *   0; bytes in keystream order.  After 2^32 blocks (256 GiB) the counter
  *   wraps and the nonce's first 32-bit little-endian word counts up.
- * OS-keyed: the key comes from getrandom; each refill draws FS_RNG_BUF
- *   (4096) bytes of output (blocks 0-63) and 32 bytes of the next block
- *   that replace the key
- *   (fast key erasure: a state
- *   read later does not reveal earlier output -- with the readers zeroing
- *   each byte as they hand it out, lib/internal.h), and every 1 MiB fresh OS
- *   entropy is mixed into the key.  Key and buffer live in a
+ * OS-keyed: the key comes from getrandom; each refill draws 4 x FS_RNG_BUF
+ *   (16 KiB) bytes of output (blocks 0-255) and 32 bytes of the next block
+ *   that replace the key (fs__chacha20_erase_step; fast key erasure: a
+ *   state read later does not reveal earlier output -- with the readers
+ *   zeroing each byte as they hand it out, lib/internal.h), and every 1 MiB
+ *   fresh OS entropy is mixed into the key.  Key and buffer live in a
  *   MADV_WIPEONFORK page, so a forked child finds them zeroed and re-keys
- *   from the OS on its first draw; where the kernel lacks WIPEONFORK the
- *   generator checks getpid() on each (then 8-byte, slow) refill instead. */
+ *   from the OS on its first draw.  Where the kernel lacks WIPEONFORK (or a
+ *   sandbox refuses madvise), the generator is on a list that a
+ *   pthread_atfork() child handler walks: it empties each buffer and marks
+ *   the key for re-keying before fork() returns in the child, so not even
+ *   a word already buffered is shared (issue 30, H3); each refill also
+ *   checks getpid(), for children made without fork(). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,11 +30,17 @@
 
 #define RESEED_BYTES (1u << 20)
 
+/* Stream buffers filled per key-erasure step: the step's fixed cost (the
+ * cipher's key set-up twice, the next key's block) spread over 16 KiB
+ * (docs/performance.md, round three). */
+#define OS_STREAMS 4
+
 typedef struct chacha_os {
-    fs_stream s;
+    fs_stream s[OS_STREAMS]; /* handed out in order; rng->s is the current */
     unsigned char key[32];
     uint32_t live;      /* 0 after fork (wiped): re-key before use */
     uint32_t since;     /* bytes since the last OS re-seed */
+    struct chacha_os *prev, *next; /* the fork list (OS_PID only) */
 } chacha_os;
 
 typedef struct chacha_seeded {
@@ -66,18 +76,90 @@ static void fail(fs_rng *rng, fs_stream *s, size_t len)
     s->end = len;
 }
 
+/* ---- the fork list: OS-keyed generators without MADV_WIPEONFORK ---- */
+
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static chacha_os *fork_list;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static int fork_ok;
+
+static void before_fork(void)
+{
+    pthread_mutex_lock(&fork_lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&fork_lock);
+}
+
+/* Forgets the buffered output; the next draw re-keys from the OS. */
+static void forget(chacha_os *c)
+{
+    for (int i = 0; i < OS_STREAMS; i++) {
+        sodium_memzero(c->s[i].buf, sizeof c->s[i].buf);
+        c->s[i].pos = c->s[i].end = 0;
+    }
+    c->live = 0;
+}
+
+/* In the child, before fork() returns: every listed generator forgets. */
+static void after_fork_child(void)
+{
+    for (chacha_os *c = fork_list; c != NULL; c = c->next)
+        forget(c);
+    pthread_mutex_unlock(&fork_lock);
+}
+
+static void fork_init(void)
+{
+    fork_ok = pthread_atfork(before_fork, after_fork_parent,
+                             after_fork_child) == 0;
+}
+
+static int fork_list_add(chacha_os *c)
+{
+    pthread_once(&fork_once, fork_init);
+    if (!fork_ok)
+        return -1;
+    pthread_mutex_lock(&fork_lock);
+    c->prev = NULL;
+    c->next = fork_list;
+    if (fork_list != NULL)
+        fork_list->prev = c;
+    fork_list = c;
+    pthread_mutex_unlock(&fork_lock);
+    return 0;
+}
+
+static void fork_list_remove(chacha_os *c)
+{
+    pthread_mutex_lock(&fork_lock);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else if (fork_list == c)
+        fork_list = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&fork_lock);
+}
+
 static void refill_os(fs_rng *rng)
 {
     chacha_os *c = rng->ext;
-    fs_stream *s = &c->s;
-    size_t len = FS_RNG_BUF;
-    if (rng->st.u64[0] == OS_PID) {
-        len = 8; /* a child shares at most the word being drawn */
-        if ((uint64_t)getpid() != rng->st.u64[1]) {
-            c->live = 0;
-            rng->st.u64[1] = (uint64_t)getpid();
-        }
+    size_t len = FS_RNG_BUF, k = (size_t)(rng->s - c->s);
+    if (rng->st.u64[0] == OS_PID &&
+        (uint64_t)getpid() != rng->st.u64[1]) { /* forked without fork() */
+        forget(c);
+        rng->st.u64[1] = (uint64_t)getpid();
     }
+    /* The next buffer of the last step, if it holds output. */
+    if (k + 1 < OS_STREAMS && c->s[k + 1].pos < c->s[k + 1].end &&
+        rng->error == FS_OK) {
+        rng->s = &c->s[k + 1];
+        return;
+    }
+    fs_stream *s = rng->s = &c->s[0];
     if (rng->error != FS_OK)
         return fail(rng, s, len);
     if (!c->live || c->since >= RESEED_BYTES) {
@@ -90,19 +172,16 @@ static void refill_os(fs_rng *rng)
         c->live = 1;
         c->since = 0;
     }
-    /* Output: keystream blocks 0.. into the buffer; the next key: the
-     * first 32 bytes of the block after the output (never handed out). */
-    static const unsigned char nonce[12];
-    unsigned char next[32];
-    fs__chacha_ctx *ks = fs__chacha_ctx_new(); /* one key set-up for both */
-    fs__chacha20_ctx(ks, s->buf, len, c->key, nonce, 0);
-    fs__chacha20_ctx(ks, next, 32, c->key, nonce, (uint32_t)((len + 63) / 64));
-    fs__chacha_ctx_free(ks); /* wipes the key it held */
-    memcpy(c->key, next, 32);
-    sodium_memzero(next, sizeof next);
-    c->since += (uint32_t)len;
-    s->pos = 0;
-    s->end = len;
+    /* Output: keystream blocks 0.. into the buffers, in order; the next
+     * key: the first 32 bytes of the block after them (never handed out). */
+    unsigned char *out[OS_STREAMS];
+    for (int i = 0; i < OS_STREAMS; i++) {
+        out[i] = c->s[i].buf;
+        c->s[i].pos = 0;
+        c->s[i].end = len;
+    }
+    fs__chacha20_erase_step(out, OS_STREAMS, len, c->key);
+    c->since += (uint32_t)(OS_STREAMS * len);
 }
 
 static void refill(fs_rng *rng)
@@ -122,6 +201,8 @@ static void destroy(fs_rng *rng)
         sodium_memzero(rng->ext, sizeof(chacha_seeded));
         free(rng->ext);
     } else {
+        if (rng->st.u64[0] == OS_PID)
+            fork_list_remove(rng->ext);
         sodium_memzero(rng->ext, sizeof(chacha_os));
         munmap(rng->ext, sizeof(chacha_os));
     }
@@ -144,13 +225,19 @@ static int seed_string(fs_rng *rng, const char *seed)
     if (c == MAP_FAILED)
         return FS_ENOMEM;
     rng->ext = c;
-    rng->s = &c->s;
+    rng->s = &c->s[0];
 #ifdef MADV_WIPEONFORK
     if (madvise(c, sizeof *c, MADV_WIPEONFORK) == 0)
         rng->st.u64[0] = OS_WIPE;
     else
 #endif
     {
+        if (fork_list_add(c) != 0) { /* no fork handler: fail closed */
+            munmap(c, sizeof *c);
+            rng->ext = NULL;
+            rng->s = &rng->own;
+            return FS_ENOMEM;
+        }
         rng->st.u64[0] = OS_PID;
         rng->st.u64[1] = (uint64_t)getpid();
     }

@@ -24,6 +24,24 @@ assert all(r["min"] <= r["ns_per_element"] <= r["max"] for r in rows)
 '
 }
 
+@test "bench: a row for the default generator (NULL, OS-keyed) by default" {
+    run bash -c "'$FS_BIN' bench --sizes=1000 --runs=1 --min-time=1 --format=json 2>/dev/null"
+    [ "$status" -eq 0 ]
+    echo "$output" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+got = {(r["impl"], r["rng"]) for r in rows}
+assert {("fairshuf", "default"), ("fairshuf", "chacha20"), ("fairshuf", "xoshiro256ss")} <= got, got
+'
+    # named alone; and with getrandom refused the row fails closed
+    run "$FS_BIN" bench --sizes=100 --runs=1 --min-time=1 --rng=default
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"fairshuf "*"default"* ]]
+    run env LD_PRELOAD="$FS_FAILRANDOM" "$FS_BIN" bench --sizes=100 --runs=1 --min-time=1 --rng=default
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"fairshuf: "* ]]
+}
+
 @test "bench text output names the compiler and the ratios" {
     run "$FS_BIN" bench --sizes=1000 --runs=1 --min-time=1 --rng=xoshiro256ss
     [ "$status" -eq 0 ]

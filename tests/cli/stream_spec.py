@@ -575,6 +575,80 @@ def playlist(path, opts):
     return out
 
 
+# ---- §6 lines --csv / --weights / --group-by (docs/lines.md) -------------
+
+
+def lines_records(data, csv_mode):
+    """Records with their ends: CSV ends at LF outside quotes, a last
+    record without one gets the first record's end; lines end at LF."""
+    recs, cur, inq, first_end = [], b"", False, None
+    for ch in data:
+        c = bytes([ch])
+        cur += c
+        if c == b'"' and csv_mode:
+            inq = not inq
+        elif c == b"\n" and not inq:
+            if first_end is None:
+                first_end = b"\r\n" if cur.endswith(b"\r\n") else b"\n"
+            recs.append(cur)
+            cur = b""
+    if cur:
+        recs.append(cur + (first_end if csv_mode and first_end else b"\n"))
+    return recs
+
+
+def lines_field(rec, csv_mode, col):
+    import csv as csvmod
+    text = rec.rstrip(b"\r\n").decode()
+    fields = next(csvmod.reader([text])) if csv_mode else text.split("\t")
+    return fields[col].encode()
+
+
+def lines_cmd(path, opts):
+    data = open(path, "rb").read()
+    csv_mode = "csv" in opts
+    recs = lines_records(data, csv_mode)
+    h = int(opts.get("header", 0))
+    hdr, recs = recs[:h], recs[h:]
+
+    def column(spec):  # a number from 1, or a name in the header
+        if spec.isdigit():
+            return int(spec) - 1
+        names = next(__import__("csv").reader([hdr[0].rstrip(b"\r\n").decode()])) \
+            if csv_mode else hdr[0].rstrip(b"\r\n").decode().split("\t")
+        return names.index(spec)
+
+    g = Stream(chacha20(seed_to_key(opts["seed"])))
+    words = [g.u64() for _ in range(len(recs))]
+    if "weights" in opts:
+        col = column(opts["weights"])
+        keys = []
+        for i, r in enumerate(recs):
+            w = float(lines_field(r, csv_mode, col))
+            if w > 0:
+                u = ((words[i] >> 11) + 0.5) * 2.0 ** -53
+                keys.append((math.log(-math.log(u)) - math.log(w), i))
+        order = [i for _, i in sorted(keys)][:int(opts["head-count"])]
+    elif "group-by" in opts:
+        col = column(opts["group-by"])
+        ids, group = {}, []
+        for r in recs:
+            group.append(ids.setdefault(lines_field(r, csv_mode, col), len(ids)))
+        kg = hashlib.sha256(("fairshuf lines groups v1:" +
+                             seed_to_key(opts["seed"]).hex()).encode()).digest()
+        g2 = Stream(chacha20(kg))
+        gw = [g2.u64() for _ in range(len(ids))]
+        rank = {x: r for r, x in enumerate(sorted(range(len(ids)), key=lambda x: (gw[x], x)))}
+        within = "shuffle-within" in opts
+        order = sorted(range(len(recs)), key=lambda i: (
+            rank[group[i]], words[i] if within else 0, i))
+    else:
+        order = sorted(range(len(recs)), key=lambda i: (words[i], i))
+        if "head-count" in opts:
+            order = order[:int(opts["head-count"])]
+    return b"".join(hdr) + b"".join(recs[i] for i in order)
+
+
 # ---- §6 commands --------------------------------------------------------
 
 GAMES = {  # deck, players, hand size, extra parts (count) dealt in blocks
@@ -622,6 +696,8 @@ def run(argv):
             out.append(" ".join(map(str, a)))
     elif cmd == "playlist":
         return playlist(pos[0], opts).decode().split("\n")[:-1]
+    elif cmd == "lines":
+        return lines_cmd(pos[0], opts).decode().split("\n")[:-1]
     elif cmd == "deal":
         kind, players, hand, extra = GAMES[opts.get("game", "doudizhu")]
         alg = opts.get("algorithm", "auto")

@@ -45,6 +45,10 @@ static void assert_nowhere(fs_rng *r, const uint64_t *w, size_t k,
     }
 }
 
+/* The OS-keyed generator's mapping: its 4 stream buffers and the key
+ * (chacha20.c, OS_STREAMS; reading past them stays in the mapping). */
+#define OS_STATE (4 * sizeof(fs_stream) + 32)
+
 /* The case: 20 draws from the OS-keyed default generator. */
 static void os_chacha20_twenty_words(void **state)
 {
@@ -56,8 +60,23 @@ static void os_chacha20_twenty_words(void **state)
         w[i] = fs_rng_u64(r);
     assert_int_equal(r->s->pos, 160);
     assert_consumed_zero(r);
-    /* the OS-keyed state (key, stream) is one mapped page (chacha20.c) */
-    assert_nowhere(r, w, 20, 4096);
+    /* the OS-keyed state (key, streams) is one mapping (chacha20.c) */
+    assert_nowhere(r, w, 20, OS_STATE);
+    fs_rng_free(r);
+}
+
+/* Across the OS-keyed generator's stream buffers (4 per key-erasure
+ * step) and across steps: 5000 words (40 KB), none left anywhere. */
+static void os_chacha20_across_buffers(void **state)
+{
+    (void)state;
+    fs_rng *r;
+    assert_int_equal(fs_rng_new(&r, "chacha20", NULL), FS_OK);
+    static uint64_t w[5000];
+    for (int i = 0; i < 5000; i++)
+        w[i] = fs_rng_u64(r);
+    assert_consumed_zero(r);
+    assert_nowhere(r, w, 5000, OS_STATE);
     fs_rng_free(r);
 }
 
@@ -113,6 +132,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(os_chacha20_twenty_words),
+        cmocka_unit_test(os_chacha20_across_buffers),
         cmocka_unit_test(every_reader_erases),
         cmocka_unit_test(seeded_generators_erase),
     };

@@ -1,13 +1,17 @@
 /* test_fork.c -- the default generator is fork-safe and fails closed.
  *
  * Fork safety follows OpenBSD's arc4random-fork regress: after fork(), the
- * parent and two children each draw 4096 words; any two of them may share
- * at most one word.  Failing closed: re-run this binary with getrandom()
- * made to fail (LD_PRELOAD of tests/support/failrandom.c); every OS-seeded
- * path must then return FS_ERANDOM, never output.  The fallback for kernels
- * without MADV_WIPEONFORK (a getpid() check on each refill) is tested the
- * same way: the fork tests re-run with madvise() made to fail
- * (tests/support/failmadvise.c, built next to this binary). */
+ * parent and two children each draw 4096 words, and no two of them may
+ * share a single word -- forked straight after the generator is made (its
+ * first buffer untouched), after one 32-bit draw (half a word left) and
+ * after one 64-bit draw.  (Two of 3 x 4096 random 64-bit words are equal
+ * with probability below 2^-37.)  Failing closed: re-run this binary with
+ * getrandom() made to fail (LD_PRELOAD of tests/support/failrandom.c);
+ * every OS-seeded path must then return FS_ERANDOM, never output.  The
+ * fallback for kernels without MADV_WIPEONFORK (a pthread_atfork()
+ * handler that empties the buffers of the generators on its list,
+ * chacha20.c) is tested the same way: the fork tests re-run with madvise()
+ * made to fail (tests/support/failmadvise.c, built next to this binary). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -56,12 +60,16 @@ static size_t shared_words(const uint64_t *a, const uint64_t *b)
     return same;
 }
 
-/* Parent and two children draw from rng after a fork; returns the largest
- * number of words any pair shares. */
-static size_t fork_and_compare(fs_rng *rng)
+/* Parent and two children draw from rng after a fork, after `pre` draws
+ * (0: none, 1: one u32, 2: one u64) before it; returns the largest number
+ * of words any pair shares. */
+static size_t fork_after(fs_rng *rng, int pre)
 {
     static uint64_t w[3][WORDS];
-    (void)fs_rng_u64(rng); /* leave a half-used buffer behind */
+    if (pre == 1)
+        (void)fs_rng_u32(rng); /* half a word left in the buffer */
+    else if (pre == 2)
+        (void)fs_rng_u64(rng); /* a half-used buffer */
     int fd[2][2];
     for (int c = 0; c < 2; c++) {
         assert_int_equal(pipe(fd[c]), 0);
@@ -97,22 +105,66 @@ static size_t fork_and_compare(fs_rng *rng)
     return most;
 }
 
+/* The three forks, each on a generator fresh from make(); 0 if no pair
+ * shares a word in any of them. */
+static size_t fork_fresh(fs_rng *(*make)(void))
+{
+    size_t most = 0;
+    for (int pre = 0; pre < 3; pre++) {
+        fs_rng *rng = make();
+        assert_non_null(rng);
+        size_t s = fork_after(rng, pre);
+        most = s > most ? s : most;
+        assert_int_equal(fs_rng_error(rng), FS_OK);
+        fs_rng_free(rng);
+    }
+    return most;
+}
+
+static fs_rng *make_os(void)
+{
+    fs_rng *rng = NULL;
+    return fs_rng_new(&rng, "chacha20", NULL) == FS_OK ? rng : NULL;
+}
+
+static fs_rng *make_seeded(void)
+{
+    fs_rng *rng = NULL;
+    return fs_rng_new(&rng, "chacha20", "fork") == FS_OK ? rng : NULL;
+}
+
+/* The thread's default generator, made in a fresh thread-less child so
+ * that its first buffer is untouched: returns 0 if no words are shared. */
+static int default_fresh_ok(int pre)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        fs_rng *rng = fs_rng_default();
+        _exit(rng != NULL && fork_after(rng, pre) == 0 &&
+                      fs_rng_error(rng) == FS_OK
+                  ? 0
+                  : 3);
+    }
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
 static void default_generator_fork_safe(void **s)
 {
     (void)s;
     fs_rng *rng = fs_rng_default();
     assert_non_null(rng);
-    assert_true(fork_and_compare(rng) <= 1);
+    assert_int_equal(fork_after(rng, 2), 0);
     assert_int_equal(fs_rng_error(rng), FS_OK);
+    for (int pre = 0; pre < 3; pre++)
+        assert_true(default_fresh_ok(pre));
 }
 
 static void os_keyed_generator_fork_safe(void **s)
 {
     (void)s;
-    fs_rng *rng;
-    assert_int_equal(fs_rng_new(&rng, "chacha20", NULL), FS_OK);
-    assert_true(fork_and_compare(rng) <= 1);
-    fs_rng_free(rng);
+    assert_int_equal(fork_fresh(make_os), 0);
 }
 
 /* The control: a seeded generator is meant to repeat after fork, and the
@@ -120,9 +172,8 @@ static void os_keyed_generator_fork_safe(void **s)
 static void seeded_generator_repeats(void **s)
 {
     (void)s;
-    fs_rng *rng;
-    assert_int_equal(fs_rng_new(&rng, "chacha20", "fork"), FS_OK);
-    assert_true(fork_and_compare(rng) > 1000);
+    fs_rng *rng = make_seeded();
+    assert_true(fork_after(rng, 2) > 1000);
     fs_rng_free(rng);
 }
 
@@ -173,16 +224,15 @@ static int no_wipeonfork_checks(void)
         return 4;
     munmap(page, 4096);
     int ok = 1;
+    for (int pre = 0; pre < 3; pre++)
+        ok &= default_fresh_ok(pre);
     fs_rng *rng = fs_rng_default();
-    ok &= rng != NULL && fork_and_compare(rng) <= 1;
+    ok &= rng != NULL && fork_after(rng, 2) == 0;
     ok &= fs_rng_error(rng) == FS_OK;
-    ok &= fs_rng_new(&rng, "chacha20", NULL) == FS_OK;
-    ok &= fork_and_compare(rng) <= 1;
-    ok &= fs_rng_error(rng) == FS_OK;
-    fs_rng_free(rng);
+    ok &= fork_fresh(make_os) == 0;
     /* The comparison still sees a generator that repeats after fork. */
-    ok &= fs_rng_new(&rng, "chacha20", "fork") == FS_OK;
-    ok &= fork_and_compare(rng) > 1000;
+    rng = make_seeded();
+    ok &= fork_after(rng, 2) > 1000;
     fs_rng_free(rng);
     return ok ? 0 : 3;
 }

@@ -53,7 +53,9 @@ static const char tokens[][24] = {
     "-n", "-i", "-e", "-r", "-z", "-o", "--rep", "--head-count=", "--hea",
     "--input-range=", "--random-source=", "--seed=", "--memory=", "-T",
     "--threads=", "--header=", "--progress", "--no-progress", "1-", "-",
-    "18446744073709551615", "0", "+", " ", "K", "M", "\n", "\x01", "\x02"};
+    "18446744073709551615", "0", "+", " ", "K", "M", "\n", "\x01", "\x02",
+    "--csv", "-t", "--split=", "80,10,10", ",", "--stratify=", "--weights=",
+    "--group-by=", "--shuffle-within", "%d"};
 
 static void fuzz_bounded(void **st)
 {
