@@ -56,7 +56,7 @@ def test_epochs_differ_and_are_reproducible():
 def test_bad_arguments():
     with pytest.raises(ValueError):
         KeyedPermutation(-1, "s")
-    with pytest.raises(ValueError):
+    with pytest.raises(OverflowError):
         KeyedPermutation(2**64, "s")
     with pytest.raises(ValueError):
         KeyedPermutation(10, "")
