@@ -529,7 +529,11 @@ class Generator:
 
 
 def _int_in(v, what, info):
-    return _u64(v, what, lo=int(info.min), hi=int(info.max))
+    """A bound that must fit the dtype: OverflowError on either side."""
+    v = _u64(v, what, lo=-(1 << 64), hi=1 << 64)
+    if not int(info.min) <= v <= int(info.max):
+        raise OverflowError("%s = %d is out of bounds for %s" % (what, v, info.dtype))
+    return v
 
 
 def default_rng(seed=None, *, rng="chacha20"):
