@@ -54,7 +54,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-keyed test install \
+.PHONY: python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-keyed sdist wheel test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -69,6 +69,7 @@ help:
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make check-keyed     keyed permutation: exhaustive to 2^22, 8! orders (opt-in)"
 	@echo "make python     build the Python package in place (python/)"
+	@echo "make sdist      dist/fairshuf-V.tar.gz (C sources included); make wheel: its wheel"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
@@ -122,6 +123,18 @@ $(PY_EXT): python/setup.py python/fairshuf/_core.c $(LIB_SRC) $(HEADERS)
 	@echo "  PYTHON  python/fairshuf/_core"
 	@cd python && $(PYTHON) setup.py -q build_ext --inplace >/dev/null
 	@touch $@
+
+# The Python package as a user gets it: an sdist that carries the C sources
+# (dist/fairshuf-V.tar.gz; installs offline with pip install
+# --no-build-isolation) and a wheel built from that sdist.
+sdist:
+	@mkdir -p dist
+	@cd python && $(PYTHON) setup.py -q sdist -d ../dist >/dev/null
+	@ls dist/fairshuf-*.tar.gz
+wheel: sdist
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps --no-index -w dist \
+	    $$(ls -t dist/fairshuf-*.tar.gz | head -n 1)
+	@ls dist/fairshuf-*.whl
 
 # make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
 $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
@@ -254,4 +267,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf
 
 clean:
-	rm -rf build build-san build-clang build-tsan build-openssl
+	rm -rf build build-san build-clang build-tsan build-openssl dist

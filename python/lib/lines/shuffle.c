@@ -1,0 +1,215 @@
+/* shuffle.c -- fs_lines_shuffle: read into memory while the budget allows,
+ * hand over to the spill path when it does not. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "io.h"
+
+size_t fs_lines_default_memory(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t m = (pages > 0 && psz > 0) ? (uint64_t)pages * (uint64_t)psz / 2
+                                        : 0;
+    if (m < ((uint64_t)64 << 20))
+        m = (uint64_t)64 << 20;
+    if (m > SIZE_MAX / 2)
+        m = SIZE_MAX / 2;
+    return (size_t)m;
+}
+
+#define READ_PIECE ((size_t)8 << 20)
+
+static void writer_init(fs__writer *w, const fs_lines_config *c,
+                        fs_lines_result *res)
+{
+    memset(res, 0, sizeof *res);
+    memset(w, 0, sizeof *w);
+    w->c = c;
+    w->res = res;
+    w->fd = -1;
+    w->left = c->head;
+}
+
+static int writer_end(fs__writer *w, int rc)
+{
+    if (rc == FS_OK)
+        rc = fs__writer_open(w); /* even for empty output: -o F is made */
+    if (rc == FS_OK)
+        rc = fs__writer_flush(w);
+    if (rc == FS_OK && w->c->progress)
+        fs__writer_progress(w);
+    free(w->buf);
+    return rc;
+}
+
+/* In memory: buf[0..len) ends with delim; n lines in all.  ph: the key
+ * histogram counted while reading (or NULL). */
+static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
+                     fs__prehist *ph, fs__writer *w)
+{
+    size_t hdr = 0;
+    uint64_t h = w->c->header < n ? w->c->header : n;
+    for (uint64_t i = 0; i < h; i++)
+        hdr = (size_t)((const unsigned char *)memchr(buf + hdr, w->c->delim,
+                                                     len - hdr) -
+                       buf) + 1;
+    w->res->lines = n - h;
+    w->total = w->left < n - h ? w->left : n - h;
+    int rc = fs__writer_open(w);
+    if (rc == FS_OK && hdr)
+        rc = fs__writer_put(w, buf, hdr);
+    if (rc == FS_OK) {
+        fs__counts fc = {ph ? fs__prehist_end(ph, n - h) : NULL,
+                         FS__PREHIST_BITS, 0, 0};
+        rc = fs__sort_emit(buf + hdr, len - hdr, n - h, 0, 0, 0,
+                           fc.fine ? &fc : NULL, w);
+    }
+    return rc;
+}
+
+/* -n 0 with a header: reads the header lines only and writes them. */
+static int header_only(int fd, fs__writer *w)
+{
+    size_t cap = 0, len = 0, scanned = 0;
+    unsigned char *buf = NULL;
+    uint64_t lines = 0;
+    int rc = FS_OK;
+    while (rc == FS_OK && lines < w->c->header) {
+        if ((rc = fs__reserve(&buf, &cap, len + 65536)) != FS_OK)
+            break;
+        size_t got;
+        if (fs__read_some(fd, buf + len, cap - len - 1, &got) != FS_OK) {
+            w->res->where = FS_LINES_INPUT;
+            w->res->err = errno;
+            rc = FS_EIO;
+            break;
+        }
+        if (got == 0) { /* end of input: a last line without delimiter */
+            if (len > scanned)
+                buf[len++] = w->c->delim, lines++;
+            scanned = len;
+            break;
+        }
+        len += got;
+        const unsigned char *q;
+        while (lines < w->c->header &&
+               (q = memchr(buf + scanned, w->c->delim, len - scanned))) {
+            scanned = (size_t)(q - buf) + 1;
+            lines++;
+        }
+    }
+    if (rc == FS_OK)
+        rc = fs__writer_open(w);
+    if (rc == FS_OK)
+        rc = fs__writer_put(w, buf, scanned);
+    free(buf);
+    return rc;
+}
+
+static int check(const fs_lines_config *c, fs_lines_result *res)
+{
+    if (c == NULL || res == NULL)
+        return FS_EINVAL;
+    return FS_OK;
+}
+
+int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
+                         const fs_lines_config *c, fs_lines_result *res)
+{
+    if (check(c, res) != FS_OK)
+        return FS_EINVAL;
+    fs__writer w;
+    writer_init(&w, c, res);
+    if (len > 0 && (buf == NULL || buf[len - 1] != c->delim))
+        return FS_EINVAL;
+    /* 32-bit offsets: larger inputs belong to fs_lines_shuffle(fd). */
+    int rc = len < 0xfffffff0u
+                 ? in_memory(buf, len, fs_lines_count(buf, len, c->delim),
+                             NULL, &w)
+                 : FS_ERANGE;
+    return writer_end(&w, rc);
+}
+
+int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
+{
+    if (check(c, res) != FS_OK)
+        return FS_EINVAL;
+    fs__writer w;
+    writer_init(&w, c, res);
+    if (c->head == 0) /* like GNU's -n 0: read nothing but the header */
+        return writer_end(&w, c->header ? header_only(fd, &w) : FS_OK);
+    if (c->head < FS__TOPK_MAX)
+        return writer_end(&w, fs__topk_run(fd, &w));
+    /* The budget is resolved here, once, and passed down (w.memory). */
+    size_t memory = w.memory =
+        c->memory ? c->memory : fs_lines_default_memory();
+    size_t limit = memory / 4 * 3; /* the rest: buffers of the spill path */
+    size_t cap = 1u << 20;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size + 2 < limit)
+        cap = (size_t)st.st_size + 2;
+    if (cap > limit)
+        cap = limit > 4096 ? limit : 4096;
+    unsigned char *buf = malloc(cap);
+    if (buf == NULL)
+        return writer_end(&w, FS_ENOMEM);
+    /* With two threads the second counts the keys' histogram while this
+     * one reads (prehist.c), so reads come in pieces it can follow.  (With
+     * more threads the counting pass is split among them instead.) */
+    fs__prehist ph;
+    memset(&ph, 0, sizeof ph);
+    if (c->threads == 2)
+        (void)fs__prehist_start(&ph, c->key); /* not started: no matter */
+    size_t len = 0;
+    uint64_t n = 0;
+    int rc = FS_OK;
+    for (;;) {
+        if (cap - len < 2) {
+            size_t ncap = cap * 2 > limit ? limit : cap * 2;
+            unsigned char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
+            if (nb == NULL) { /* over budget (or no memory): go to disk */
+                fs__prehist_free(&ph);
+                return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t want = cap - len - 1;
+        if (ph.running && want > READ_PIECE)
+            want = READ_PIECE;
+        size_t r;
+        if (fs__read_some(fd, buf + len, want, &r) != FS_OK) {
+            res->where = FS_LINES_INPUT;
+            res->err = errno;
+            rc = FS_EIO;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += fs_lines_count(buf + len, (size_t)r, c->delim) -
+             (memchr(buf + len + r - 1, c->delim, 1) ? 0 : 1);
+        len += (size_t)r;
+        fs__prehist_avail(&ph, n);
+        if (c->progress)
+            c->progress(c->progress_arg, FS_LINES_READING, len, 0);
+        if (len + 1 + fs__sort_overhead(n + 1, c->threads) > limit ||
+            len >= 0xffff0000u) {
+            fs__prehist_free(&ph);
+            return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+        }
+    }
+    if (rc == FS_OK) {
+        if (len > 0 && buf[len - 1] != c->delim) {
+            buf[len++] = c->delim;
+            n++;
+        }
+        rc = in_memory(buf, len, n, ph.running ? &ph : NULL, &w);
+    }
+    fs__prehist_free(&ph);
+    free(buf);
+    return writer_end(&w, rc);
+}

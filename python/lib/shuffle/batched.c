@@ -1,0 +1,139 @@
+/* batched.c -- Durstenfeld with batched bounded draws: the same swaps as
+ * the plain form, but one 64-bit word serves up to
+ * FS_BATCH_MAX consecutive indices (batch.h).  Exact: each batch is one
+ * Lemire draw on the product of its bounds.  The stream differs from
+ * one-fs__below-per-index, so the named `durstenfeld` keeps the plain form
+ * and FS_ALG_AUTO uses this one (docs/performance.md, "Stream of auto").
+ *
+ * The loops run one range of constant batch size k at a time, so that k
+ * is a compile-time constant and the decode is unrolled; the ranges are
+ * exactly where fs__batch_k() gives that k, so this is only a faster way
+ * to run the rule in batch.h. */
+#include "batch.h"
+
+/* Largest first bound of a batch with k = K + 1 (fs__batch_k): a batch of
+ * size K is taken while its first bound exceeds NEXT_LIMIT(K). */
+#define LIMIT_1 (UINT64_C(1) << 30)
+#define LIMIT_2 (UINT64_C(1) << 20)
+#define LIMIT_3 (UINT64_C(1) << 15)
+#define LIMIT_4 (UINT64_C(1) << 12)
+#define LIMIT_5 (UINT64_C(1) << 10)
+#define LIMIT_6 0
+
+/* The next word of the stream into lo, with the read pointer p and end e
+ * of w's buffer held in locals by the caller (refilled through w). */
+#define NEXT_WORD(lo, p, e, w)                                            \
+    do {                                                                  \
+        if (FS_LIKELY((p) < (e))) {                                       \
+            memcpy(&(lo), (p), 8);                                        \
+            (p) += 8;                                                     \
+        } else {                                                          \
+            (w)->p = (p);                                                 \
+            (lo) = fs__wsrc_u64(w);                                       \
+            (p) = (w)->p;                                                 \
+            (e) = (w)->e;                                                 \
+        }                                                                 \
+    } while (0)
+
+/* Lemire's acceptance on the product: a batch whose final low word is
+ * below 2^64 mod prod is redrawn -- unless the generator has failed, whose
+ * zeros would be rejected forever (the caller reports its error). */
+#define REJECTED(lo, prod, w)                                             \
+    (FS_UNLIKELY((lo) < (prod)) && (lo) < fs__lemire_threshold64(prod) && \
+     (w)->rng->error == FS_OK)
+
+/* Descending: for i = n-1 down to 1 in batches of k = fs__batch_k(i+1)
+ * (capped at i), bounds i+1, i, ..., i+2-k; digit t swaps a[i-t] with
+ * a[j_t].
+ *
+ * One function per (element type, K) runs the whole range where the rule
+ * gives K, with the word pointer in locals: a tight loop the compiler
+ * keeps in registers (the generic form spilled to the stack and ran ~1.5x
+ * slower).  Returns the next i. */
+#define DEFINE_DOWN(T, K)                                                 \
+    static size_t down_##T##_##K(T *a, size_t i, fs__wsrc *w)             \
+    {                                                                     \
+        const unsigned char *p = w->p, *e = w->e;                         \
+        while (i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {                 \
+            uint64_t b = (uint64_t)i + 1, lo, j[K], prod = b;             \
+            FS_UNROLL                                                     \
+            for (unsigned t = 1; t < (K); t++)                            \
+                prod *= b - t;                                            \
+            NEXT_WORD(lo, p, e, w);                                       \
+            FS_UNROLL                                                     \
+            for (unsigned t = 0; t < (K); t++) {                          \
+                fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
+                j[t] = (uint64_t)(m >> 64);                               \
+                lo = (uint64_t)m;                                         \
+            }                                                             \
+            if (REJECTED(lo, prod, w))                                    \
+                continue; /* redraw the whole batch */                    \
+            FS_UNROLL                                                     \
+            for (unsigned t = 0; t < (K); t++) {                          \
+                T tmp = a[i - t];                                         \
+                a[i - t] = a[j[t]];                                       \
+                a[j[t]] = tmp;                                            \
+            }                                                             \
+            i -= (K);                                                     \
+        }                                                                 \
+        w->p = p;                                                         \
+        w->e = e;                                                         \
+        return i;                                                         \
+    }
+#define DEFINE_DOWN_ALL(T)                                                \
+    DEFINE_DOWN(T, 1)                                                     \
+    DEFINE_DOWN(T, 2)                                                     \
+    DEFINE_DOWN(T, 3)                                                     \
+    DEFINE_DOWN(T, 4)                                                     \
+    DEFINE_DOWN(T, 5)                                                     \
+    DEFINE_DOWN(T, 6)
+DEFINE_DOWN_ALL(uint64_t)
+DEFINE_DOWN_ALL(uint32_t)
+
+#define DOWN_TYPED(T)                                                     \
+    do {                                                                  \
+        T *a = (T *)(void *)base;                                         \
+        i = down_##T##_1(a, i, &w);                                       \
+        i = down_##T##_2(a, i, &w);                                       \
+        i = down_##T##_3(a, i, &w);                                       \
+        i = down_##T##_4(a, i, &w);                                       \
+        i = down_##T##_5(a, i, &w);                                       \
+        i = down_##T##_6(a, i, &w);                                       \
+        if (i > 0) { /* the last i < 6 indices: one batch of k = i */     \
+            uint64_t j[FS_BATCH_MAX];                                     \
+            unsigned k = (unsigned)i;                                     \
+            fs__batch_down(&w, (uint64_t)i + 1, k, j);                    \
+            for (unsigned t = 0; t < k; t++) {                            \
+                T tmp = a[i - t];                                         \
+                a[i - t] = a[j[t]];                                       \
+                a[j[t]] = tmp;                                            \
+            }                                                             \
+        }                                                                 \
+    } while (0)
+
+void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
+                             fs_rng *rng)
+{
+    if (n < 2)
+        return;
+    fs__wsrc w;
+    fs__wsrc_open(&w, rng);
+    size_t i = n - 1;
+    if (size == 8 && ((uintptr_t)base & 7) == 0) {
+        DOWN_TYPED(uint64_t);
+    } else if (size == 4 && ((uintptr_t)base & 3) == 0) {
+        DOWN_TYPED(uint32_t);
+    } else {
+        while (i > 0) {
+            unsigned k = fs__batch_k((uint64_t)i + 1);
+            if (k > i)
+                k = (unsigned)i;
+            uint64_t j[FS_BATCH_MAX];
+            fs__batch_down(&w, (uint64_t)i + 1, k, j);
+            for (unsigned t = 0; t < k; t++, i--)
+                if (j[t] != i)
+                    fs__swap(base + i * size, base + j[t] * size, size);
+        }
+    }
+    fs__wsrc_close(&w);
+}
