@@ -61,4 +61,6 @@ class sdist(_sdist):
                 shutil.copy2(path, dest)
 
 
-setup(version=version, ext_modules=[core], cmdclass={"sdist": sdist})
+setup(version=version, packages=["fairshuf"], include_package_data=False,
+      package_data={"fairshuf": ["py.typed", "*.pyi"]}, ext_modules=[core],
+      cmdclass={"sdist": sdist})

@@ -140,6 +140,9 @@ typedef struct fs_keyed_batch fs_keyed_batch;
 FS_API int fs_keyed_batch_new(fs_keyed_batch **out, const fs_keyed *p,
                               uint64_t expected);
 
+/* 1 if the batch built its round tables (the fast path), else 0. */
+FS_API int fs_keyed_batch_tabulated(const fs_keyed_batch *b);
+
 /* Wipes (sodium_memzero) and frees a batch; NULL is a no-op. */
 FS_API void fs_keyed_batch_free(fs_keyed_batch *b);
 

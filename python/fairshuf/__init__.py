@@ -320,12 +320,15 @@ class KeyedPermutation:
         if a.dtype == bool or a.dtype.kind not in "iu":
             raise TypeError("KeyedPermutation: an array of positions must be "
                             "of integers, not %s" % a.dtype)
-        if a.dtype.kind == "i" and not inverse and a.size:
-            a = np.where(a < 0, a + self.n, a) if self.n < 1 << 63 else a
         if a.dtype.kind == "i" and a.size and a.min() < 0:
-            raise IndexError("KeyedPermutation: %s out of range"
-                             % ("item" if inverse else "index"))
-        src = np.ascontiguousarray(a, dtype=np.uint64)
+            if inverse or self.n >= 1 << 63:
+                raise IndexError("KeyedPermutation: %s out of range"
+                                 % ("item" if inverse else "index"))
+            a = np.where(a < 0, a + self.n, a)  # from the end, as p[-1]
+        # int64 / uint64 arrays are passed as they are (a negative left is
+        # >= 2**63 as uint64: the library call reports it out of range)
+        src = np.ascontiguousarray(a).view(np.uint64) if a.dtype.itemsize == 8 \
+            else np.ascontiguousarray(a, dtype=np.uint64)
         out = np.empty(src.shape, dtype=np.uint64)
         if src.size:
             if self._p is None:

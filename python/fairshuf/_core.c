@@ -305,7 +305,7 @@ typedef struct {
      * and kept until dealloc, so a call running without the GIL never
      * sees one freed. */
     fs_keyed_batch *small, *big;
-    uint64_t asked; /* positions mapped so far */
+    uint64_t asked, retry; /* positions mapped so far; when to try tables */
 } KeyedObject;
 
 static int keyed_init(KeyedObject *self, PyObject *args, PyObject *kw)
@@ -335,17 +335,24 @@ static void keyed_dealloc(KeyedObject *self)
 }
 
 /* The batch for a request of `count` positions (GIL held): the tabulated
- * one once the positions asked for reach the size n (an epoch's worth) or
- * the request alone is large; NULL with an exception. */
+ * one once the positions asked for so far make the tables pay (the
+ * library decides: fs_keyed_batch_new's `expected`; retried each time the
+ * count doubles), else one without tables; NULL with an exception. */
 static fs_keyed_batch *keyed_batch(KeyedObject *self, size_t count)
 {
     self->asked += count;
-    if (self->big == NULL &&
-        (self->asked >= self->p.n || count >= ((size_t)1 << 16))) {
-        int rc = fs_keyed_batch_new(&self->big, &self->p, self->asked);
+    if (self->big == NULL && self->asked >= self->retry) {
+        fs_keyed_batch *b;
+        int rc = fs_keyed_batch_new(&b, &self->p, self->asked);
         if (rc != FS_OK) {
             raise_status(rc, "KeyedPermutation");
             return NULL;
+        }
+        if (fs_keyed_batch_tabulated(b)) {
+            self->big = b;
+        } else {
+            fs_keyed_batch_free(b); /* never published: no thread uses it */
+            self->retry = self->asked * 2;
         }
     }
     if (self->big)

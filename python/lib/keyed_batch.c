@@ -43,6 +43,11 @@ int fs_keyed_batch_new(fs_keyed_batch **out, const fs_keyed *p,
     return FS_OK;
 }
 
+int fs_keyed_batch_tabulated(const fs_keyed_batch *b)
+{
+    return b != NULL && b->tab != NULL;
+}
+
 void fs_keyed_batch_free(fs_keyed_batch *b)
 {
     if (b == NULL)

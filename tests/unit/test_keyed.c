@@ -185,6 +185,9 @@ static void batch_matches_single(void **s)
         for (uint64_t expected = 0; expected <= n; expected += n) {
             fs_keyed_batch *b;
             assert_int_equal(fs_keyed_batch_new(&b, &p, expected), FS_OK);
+            /* tables when `expected` reaches a quarter of 2^half */
+            assert_int_equal(fs_keyed_batch_tabulated(b),
+                             expected >= ((uint64_t)1 << p.half) / 4);
             for (int inv = 0; inv <= 1; inv++) {
                 for (size_t i = 0; i < 400; i++)
                     in[i] = (i * 7) % (n + 20);
@@ -217,6 +220,12 @@ static void batch_matches_single(void **s)
             assert_true(out[i] == fs_keyed_inverse(&p, in[i]));
     }
     fs_keyed_batch *b;
+    fs_keyed big;
+    assert_int_equal(fs_keyed_init(&big, UINT64_MAX, key), FS_OK);
+    assert_int_equal(fs_keyed_batch_new(&b, &big, UINT64_MAX), FS_OK);
+    assert_int_equal(fs_keyed_batch_tabulated(b), 0); /* half 32 > 20 */
+    fs_keyed_batch_free(b);
+    assert_int_equal(fs_keyed_batch_tabulated(NULL), 0);
     fs_keyed z = {0};
     assert_int_equal(fs_keyed_batch_new(&b, &z, 1), FS_EINVAL);
     assert_int_equal(fs_keyed_batch_new(NULL, &z, 1), FS_EINVAL);
