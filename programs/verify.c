@@ -3,6 +3,7 @@
  * read from any program), corrects for multiple testing (Holm), prints one
  * verdict, and draws where the bias is.  The statistics are all in the
  * library; this file plans runs and drives the renderers. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -540,11 +541,14 @@ static void report(const vreport *rep, const vconfig *cf)
 {
     if (cf->svg && rep->sweep_mode) {
         if (verify_write_sweep_svg(rep, cf->svg) != 0)
-            cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
+            cli_die(CLI_FAIL, "%s: cannot write SVG: %s", cf->svg,
+                    strerror(errno));
     } else if (cf->svg && verify_write_svg(rep, cf->svg) != 0)
-        cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
+        cli_die(CLI_FAIL, "%s: cannot write SVG: %s", cf->svg,
+                strerror(errno));
     if (cf->report && verify_write_html(rep, cf->report) != 0)
-        cli_die(CLI_FAIL, "%s: cannot write report", cf->report);
+        cli_die(CLI_FAIL, "%s: cannot write report: %s", cf->report,
+                strerror(errno));
     if (cf->json) {
         verify_print_json(rep, stdout);
         return;

@@ -101,7 +101,7 @@ void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)
 
 int verify_write_svg(const vreport *rep, const char *path)
 {
-    char *tmp;
+    fs__outfile tmp;
     FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
@@ -129,7 +129,7 @@ int verify_write_svg(const vreport *rep, const char *path)
         j++;
     }
     svg_end(f);
-    return svg_close(f, tmp, path);
+    return svg_close(f, &tmp);
 }
 
 /* Post 002's picture as SVG: a bar per order, the band a fair shuffle's
@@ -189,7 +189,7 @@ static void html_p(FILE *f, double p)
 
 int verify_write_html(const vreport *rep, const char *path)
 {
-    char *tmp;
+    fs__outfile tmp;
     FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
@@ -277,5 +277,5 @@ int verify_write_html(const vreport *rep, const char *path)
         fprintf(f, "</div>\n");
     }
     fprintf(f, "</body>\n</html>\n");
-    return svg_close(f, tmp, path);
+    return svg_close(f, &tmp);
 }
