@@ -36,11 +36,8 @@ needed, OverflowError for an integer above 2**64 - 1 (nothing is reduced
 modulo 2**64), OSError when the OS refuses randomness or I/O fails,
 MemoryError.
 """
-import errno
 import operator
 import os
-import stat
-import tempfile
 
 from . import _core
 from ._core import _version
@@ -164,46 +161,6 @@ def sample(n, k, *, seed=None, rng="chacha20"):
     return out.view(np.int64) if n <= 1 << 63 else out
 
 
-def _open_output(dst):
-    """Where lines() writes, by ``fairshuf lines -o``'s rules
-    (programs/lines_out.h): a regular file -- or a new one -- is replaced
-    only on success by a new file beside it, keeping its permission bits
-    (and owner when allowed); a symbolic link keeps pointing at the file it
-    names, which is the one replaced; anything that is not a regular file
-    (a device, a FIFO, /dev/stdout), or a file whose folder refuses new
-    files, is written in place -- never replaced by a regular file.
-    Returns (fd, tmp, target): tmp None means in place."""
-    try:
-        st = os.stat(dst)  # follows symbolic links, as -o does
-    except FileNotFoundError:
-        st = None
-    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        return os.open(dst, flags | os.O_CREAT | os.O_TRUNC, 0o666), None, dst
-    if st is not None and not os.access(dst, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), dst)
-    target = os.path.realpath(dst) if st is not None else os.path.abspath(dst)
-    directory, base = os.path.split(target)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="." + base + ".fairshuf-", dir=directory)
-    except PermissionError:
-        if st is None:
-            raise
-        return None, None, dst  # a folder that refuses new files: in place
-    if st is not None:
-        try:
-            os.fchown(fd, st.st_uid, st.st_gid)
-        except OSError:
-            pass
-        mode = st.st_mode & 0o7777
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    os.fchmod(fd, mode)
-    return fd, tmp, target
-
-
 def lines(src, dst, *, seed=None, memory=None, head=None, tmpdir=None,
           threads=1):
     """Shuffle the lines of file ``src`` into file ``dst`` (paths), like
@@ -220,7 +177,8 @@ def lines(src, dst, *, seed=None, memory=None, head=None, tmpdir=None,
     renamed over it at the end, so on any error ``dst`` (even when it is
     ``src``) is untouched and the new file is removed; a symbolic link
     keeps pointing at the (replaced) file it names; a device, FIFO or
-    other non-regular file is written in place, never replaced.  Integer
+    other non-regular file is written in place, never replaced -- the
+    library's output helper, the same code as ``lines -o``.  Integer
     arguments are range-checked before anything is opened (OverflowError
     above 2**64 - 1, ValueError below the minimum)."""
     src = os.fspath(src)
@@ -233,29 +191,11 @@ def lines(src, dst, *, seed=None, memory=None, head=None, tmpdir=None,
     tmpdir = None if tmpdir is None else os.fspath(tmpdir)
     fd_in = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        fd_out, tmp, target = _open_output(dst)
-        if fd_out is None:
-            # In place in a folder that refuses new files: never truncate
-            # the input before it is read.
-            if os.path.samefile(src, dst):
-                raise PermissionError(errno.EACCES, "cannot replace the input "
-                                      "in place in a folder that refuses new files", dst)
-            fd_out = os.open(dst, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0))
-        try:
-            _total, written = _core._lines(fd_in, fd_out, seed, memory or 0,
-                                           head, tmpdir, threads)
-            if tmp is not None:
-                os.fsync(fd_out)
-                os.close(fd_out)
-                fd_out = -1
-                os.replace(tmp, target)
-                tmp = None
-            return written
-        finally:
-            if fd_out >= 0:
-                os.close(fd_out)
-            if tmp is not None:
-                os.unlink(tmp)
+        # dst is opened by the library's output helper (lib/outfile.h,
+        # shared with `lines -o`) only after all input has been read.
+        _total, written = _core._lines(fd_in, dst, seed, memory or 0, head,
+                                       tmpdir, threads)
+        return written
     finally:
         os.close(fd_in)
 

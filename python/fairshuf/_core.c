@@ -17,6 +17,8 @@
 #include <fairshuf/weighted.h>
 #include <pythread.h>
 
+#include "outfile.h" /* lib/: the one output helper (lines -o's rules) */
+
 /* "O&" converter for an integer argument in [0, 2^64): Python ints never
  * wrap (PyArg's "K" would reduce them modulo 2^64): a non-integer is
  * TypeError, a negative one ValueError, one above 2^64 - 1 OverflowError. */
@@ -234,26 +236,40 @@ static PyObject *core_sample(PyObject *self, PyObject *args)
     return finish(rc, rng, &view, "sample");
 }
 
-/* _lines_fd: open_output hook of fs_lines_config. */
-static int lines_output(void *arg) { return *(int *)arg; }
+/* open_output hook of fs_lines_config: the library calls it once, after
+ * all input is read (so lines(f, f) can never truncate f before reading
+ * it), and the output helper opens dst by `lines -o`'s rules. */
+static int lines_output(void *arg)
+{
+    fs__outfile *o = arg;
+    return fs__outfile_open(o) == FS_OK ? o->fd : -1;
+}
 
-/* _lines(in_fd, out_fd, seed, memory, head, tmpdir, threads) -> (lines, written)
- * The library's keyed line shuffle from one descriptor to another; the
- * Python layer owns the files (temp file beside dst, rename on success). */
+/* _lines(in_fd, dst_path, seed, memory, head, tmpdir, threads)
+ *   -> (lines, written)
+ * The out-of-core line shuffle (fs_lines_shuffle) from in_fd into dst,
+ * written through lib/outfile.h: a regular (or new) dst replaced only on
+ * success, a symbolic link followed, a device or FIFO written in place.
+ * On any error the new file is removed and dst is as it was. */
 static PyObject *core_lines(PyObject *self, PyObject *args)
 {
     (void)self;
-    int in_fd, out_fd;
+    int in_fd;
+    PyObject *dst_obj;
     const char *seed = NULL, *tmpdir = NULL;
     uint64_t memory = 0, head = UINT64_MAX;
     unsigned int threads = 1;
-    if (!PyArg_ParseTuple(args, "iizO&O&zI", &in_fd, &out_fd, &seed, u64_arg,
-                          &memory, u64_arg, &head, &tmpdir, &threads))
+    if (!PyArg_ParseTuple(args, "iO&zO&O&zI", &in_fd, PyUnicode_FSConverter,
+                          &dst_obj, &seed, u64_arg, &memory, u64_arg, &head,
+                          &tmpdir, &threads))
         return NULL;
     if (memory > SIZE_MAX) {
+        Py_DECREF(dst_obj);
         PyErr_SetString(PyExc_OverflowError, "lines: memory too large");
         return NULL;
     }
+    fs__outfile out;
+    fs__outfile_init(&out, PyBytes_AS_STRING(dst_obj), NULL, NULL);
     fs_lines_config c;
     memset(&c, 0, sizeof c);
     c.delim = '\n';
@@ -262,17 +278,28 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
     c.tmpdir = tmpdir;
     c.threads = threads;
     c.open_output = lines_output;
-    c.output_arg = &out_fd;
+    c.output_arg = &out;
     int rc = seed ? fs_seed_to_key(seed, c.key) : fs_os_random(c.key, 32);
-    if (rc != FS_OK)
+    if (rc != FS_OK) {
+        Py_DECREF(dst_obj);
         return rc == FS_ESEED ? (PyErr_SetString(PyExc_ValueError,
                                                  "invalid seed: empty"),
                                  NULL)
                               : raise_status(rc, "lines");
+    }
     fs_lines_result res;
     memset(&res, 0, sizeof res);
     Py_BEGIN_ALLOW_THREADS
     rc = fs_lines_shuffle(in_fd, &c, &res);
+    if (rc == FS_OK && fs__outfile_commit(&out) != FS_OK) {
+        rc = FS_EIO;
+        res.where = FS_LINES_OUTPUT;
+        res.err = errno;
+    } else if (rc != FS_OK) {
+        int e = errno;
+        fs__outfile_abort(&out);
+        errno = e;
+    }
     Py_END_ALLOW_THREADS
     sodium_memzero(c.key, sizeof c.key);
     if (rc != FS_OK) {
@@ -281,12 +308,16 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
                                           "lines: output",
                                           "lines: temporary file"};
             errno = res.err;
-            return raise_status(rc, where[res.where <= FS_LINES_TEMP
-                                              ? res.where
-                                              : 0]);
+            PyObject *r = raise_status(rc, where[res.where <= FS_LINES_TEMP
+                                                     ? res.where
+                                                     : 0]);
+            Py_DECREF(dst_obj);
+            return r;
         }
+        Py_DECREF(dst_obj);
         return raise_status(rc, "lines");
     }
+    Py_DECREF(dst_obj);
     return Py_BuildValue("KK", (unsigned long long)res.lines,
                          (unsigned long long)res.written);
 }
