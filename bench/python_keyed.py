@@ -11,10 +11,13 @@
      --sampler-n, num_replicas=8, rank 1, the full share iterated.
 
     PYTHONPATH=python /usr/bin/python3 bench/python_keyed.py [--runs=5]
-        [--epoch-n=1e8] [--sampler-n=1e8]
+        [--epoch-n=1e8] [--sampler-n=1e8] [--only=positions,epoch,sampler]
+        [--samplers=fairshuf,torch]
 
-Medians and min-max over the rounds; CPU time per process is not
-separated, so give the load (uptime) with the figures."""
+Medians and min-max over the rounds.  Times are CPU time of the process
+(time.process_time; user + system for the sampler processes), so that a
+loaded shared machine does not inflate them; the samplers' wall time is
+printed too.  Give the load (printed first) with the figures."""
 import argparse
 import os
 import statistics
@@ -39,14 +42,14 @@ def positions_per_second(runs):
         pos = (rng.integers(0, min(n, 2**63 - 1), size=m, dtype=np.int64))
         if n > 2**63:
             pos = pos.astype(np.uint64)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         kp[pos[:1 << 16]]  # the tables are built on the first large request
-        setup = time.perf_counter() - t0
+        setup = time.process_time() - t0
         rates = []
         for _ in range(runs):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             kp[pos]
-            rates.append(m / (time.perf_counter() - t0))
+            rates.append(m / (time.process_time() - t0))
         print("n=%-22d positions/s %s  (first call incl. tables %.1f ms)"
               % (n, fmt(rates), setup * 1e3), flush=True)
 
@@ -63,14 +66,14 @@ def epoch(n, runs):
         if r % 2:
             order.reverse()
         for who in order:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             if who == "numpy":
                 x = gen.permutation(n)
             elif who == "keyed[arange]":
                 x = fairshuf.KeyedPermutation(n, "bench", r)[np.arange(n)]
             else:
                 x = fairshuf.KeyedPermutation(n, "bench", r)[:]
-            t[who].append(time.perf_counter() - t0)
+            t[who].append(time.process_time() - t0)
             del x
     for who, v in t.items():
         print("epoch n=%d %-14s s %s" % (n, who, fmt(v)), flush=True)
@@ -85,23 +88,25 @@ SAMPLER = {
 }
 
 
-def sampler(n, runs):
+def sampler(n, runs, whom):
     for r in range(runs):
-        for who in (("fairshuf", "torch") if r % 2 == 0 else ("torch", "fairshuf")):
+        for who in (whom if r % 2 == 0 else whom[::-1]):
             code = ("import resource, sys, time; n = int(float(sys.argv[1])); "
-                    + SAMPLER[who] + "; s.set_epoch(3); t0 = time.perf_counter(); "
-                    "k = 0\nfor i in s: k += 1\n"
-                    "print(k, time.perf_counter() - t0, "
-                    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+                    + SAMPLER[who] + "; s.set_epoch(3); t0 = time.process_time(); "
+                    "w0 = time.perf_counter(); k = 0\nfor i in s: k += 1\n"
+                    "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
+                    "print(k, time.process_time() - t0, time.perf_counter() - w0, "
+                    "hwm[0].split()[1])")
             p = subprocess.run([sys.executable, "-c", code, str(n)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ))
             if p.returncode:
                 print("sampler %s n=%d: failed (%s)" % (who, n, p.stderr.strip()[-200:]))
                 continue
-            k, secs, rss = p.stdout.split()
-            print("sampler %-8s n=%d round %d: %s indices in %.1f s, peak RSS %.0f MB"
-                  % (who, n, r, k, float(secs), int(rss) / 1024), flush=True)
+            k, secs, wall, rss = p.stdout.split()
+            print("sampler %-8s n=%d round %d: %s indices in %.1f s CPU (%.1f s wall), "
+                  "peak RSS %.0f MB" % (who, n, r, k, float(secs), float(wall),
+                                        int(rss) / 1024), flush=True)
 
 
 def main():
@@ -110,11 +115,20 @@ def main():
     ap.add_argument("--epoch-n", type=float, default=1e8)
     ap.add_argument("--sampler-n", type=float, default=1e8)
     ap.add_argument("--sampler-runs", type=int, default=2)
+    ap.add_argument("--only", default="positions,epoch,sampler")
+    ap.add_argument("--samplers", default="fairshuf,torch",
+                    help="fairshuf only at 1e9: torch's needs ~48 GB there")
     a = ap.parse_args()
+    # peak RSS is VmHWM of the sampler's own process: getrusage's ru_maxrss
+    # would keep this (large) process's peak across fork + exec
     print("load", open("/proc/loadavg").read().split()[0], "CPUs", os.cpu_count(), flush=True)
-    positions_per_second(a.runs)
-    epoch(int(a.epoch_n), a.runs)
-    sampler(int(a.sampler_n), a.sampler_runs)
+    only = a.only.split(",")
+    if "positions" in only:
+        positions_per_second(a.runs)
+    if "epoch" in only:
+        epoch(int(a.epoch_n), a.runs)
+    if "sampler" in only:
+        sampler(int(a.sampler_n), a.sampler_runs, a.samplers.split(","))
 
 
 if __name__ == "__main__":
