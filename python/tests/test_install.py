@@ -9,6 +9,10 @@ import sys
 import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# what the venv's own processes see: no PYTHONPATH (tests/run.sh sets one
+# pointing at python/, which would shadow the installed package)
+CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+CLEAN.update(PIP_ROOT_USER_ACTION="ignore", PIP_DISABLE_PIP_VERSION_CHECK="1")
 
 
 def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
@@ -30,8 +34,7 @@ def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
                    check=True)
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index",
                     "--no-build-isolation", str(sdist)], check=True, cwd=str(tmp_path),
-                   env=dict(os.environ, PIP_ROOT_USER_ACTION="ignore",
-                            PIP_DISABLE_PIP_VERSION_CHECK="1"))
+                   env=CLEAN)
     code = ("import fairshuf, sys; assert fairshuf.__file__.startswith(sys.argv[1]); "
             "print(' '.join(map(str, fairshuf.permutation(20, seed='inst'))))")
     out = subprocess.run([str(venv / "bin" / "python"), "-c", code, str(venv)],
@@ -39,5 +42,34 @@ def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
                          check=True, stdout=subprocess.PIPE).stdout
     assert out == cli("perm", "20", "--seed=inst")
     meta = subprocess.run([str(venv / "bin" / "pip"), "show", "fairshuf"], check=True,
-                          stdout=subprocess.PIPE, text=True).stdout
+                          env=CLEAN, stdout=subprocess.PIPE, text=True).stdout
     assert "License: MIT" in meta and "Requires: numpy" in meta
+
+
+def test_sdist_installs_without_the_wheel_package(tmp_path):
+    """A venv with pip and setuptools only (no `wheel`, no numpy): the
+    package's backend (_fairshuf_build.py) writes the wheel itself.  Before:
+    pip failed ("invalid command 'bdist_wheel'")."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(dist)],
+                   cwd=os.path.join(ROOT, "python"), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (sdist,) = dist.glob("fairshuf-*.tar.gz")
+    venv = tmp_path / "bare"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    assert subprocess.run([py, "-c", "import wheel"], env=CLEAN,
+                          stderr=subprocess.DEVNULL).returncode
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--no-deps",
+                    "--no-build-isolation", str(sdist)], check=True, cwd=str(tmp_path),
+                   env=CLEAN)
+    out = subprocess.run([py, "-c", "import fairshuf; print(fairshuf.__version__, "
+                          "fairshuf.generators()[0], fairshuf.KeyedPermutation(10, 's')[3])"],
+                         cwd=str(tmp_path), env=CLEAN, check=True, stdout=subprocess.PIPE,
+                         text=True).stdout
+    assert out.split()[1] == "chacha20"
+    files = subprocess.run([str(venv / "bin" / "pip"), "show", "-f", "fairshuf"], check=True,
+                           env=CLEAN, stdout=subprocess.PIPE, text=True).stdout
+    assert "Location: " + str(venv) in files
+    for need in ("fairshuf/py.typed", "fairshuf/__init__.pyi", "RECORD", "License: MIT"):
+        assert need in files, need
