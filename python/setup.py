@@ -51,6 +51,8 @@ class sdist(_sdist):
         self.filelist.files = [f for f in self.filelist.files if not f.startswith("..")]
 
     def make_release_tree(self, base_dir, files):
+        # never a ../ path: base_dir/../lib would be python/lib, a stray copy
+        files = [f for f in files if not f.startswith("..")]
         super().make_release_tree(base_dir, files)
         if ROOT == os.path.join(HERE, "csrc"):
             return  # an sdist of an sdist: MANIFEST.in took csrc/ along

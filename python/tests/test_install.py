@@ -21,6 +21,8 @@ def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
                    cwd=os.path.join(ROOT, "python"), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     (sdist,) = dist.glob("fairshuf-*.tar.gz")
+    # the staging never leaves a copy of ../lib behind in python/
+    assert not os.path.exists(os.path.join(ROOT, "python", "lib"))
     with tarfile.open(sdist) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
     for need in ("csrc/lib/keyed.c", "csrc/lib/keyed_batch.c", "csrc/include/fairshuf.h",
