@@ -11,6 +11,7 @@ import os
 import shutil
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext as _build_ext
 from setuptools.command.sdist import sdist as _sdist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +42,16 @@ core = Extension(
 
 
 
+class build_ext(_build_ext):
+    """Compiles the ~80 C files on every CPU (build_ext -j) unless told
+    otherwise: an install from the sdist compiles all of libfairshuf."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
+
+
 class sdist(_sdist):
     """An sdist that carries the C sources: built from the repository, it
     copies ../lib and ../include into csrc/ of the release tree (and drops
@@ -65,4 +76,4 @@ class sdist(_sdist):
 
 setup(version=version, packages=["fairshuf"], include_package_data=False,
       package_data={"fairshuf": ["py.typed", "*.pyi"]}, ext_modules=[core],
-      cmdclass={"sdist": sdist})
+      cmdclass={"sdist": sdist, "build_ext": build_ext})
