@@ -5,6 +5,9 @@
  * interleaved (A, B, A, B, ...), 5 rounds: medians and min-max of the
  * per-round ratio.  The batch's set-up (its round tables) is timed apart,
  * and the one-shot fs_keyed_at_many() over a whole array includes it.
+ * "single" is one position per fs_keyed_batch_at() call through a kept
+ * batch (what a caller asking positions one by one can do) against
+ * fs_keyed_at().
  * CPU time, so that a loaded machine does not inflate it.  Run by
  * bench/keyed.sh. */
 #include <stdio.h>
@@ -57,7 +60,8 @@ int main(void)
             return 1;
         double setup = (now() - t0) * 1e3;
         double a_old[RUNS], a_new[RUNS], i_old[RUNS], i_new[RUNS],
-            ratio[RUNS], ratio_inv[RUNS], once[RUNS];
+            ratio[RUNS], ratio_inv[RUNS], once[RUNS], single[RUNS],
+            ratio_single[RUNS];
         for (int r = 0; r < RUNS; r++) {
             double t1 = now();
             for (uint64_t i = 0; i < CALLS; i++)
@@ -75,6 +79,13 @@ int main(void)
             fs_keyed_at_many(&p, pos, out, CALLS);
             double t6 = now();
             sink += out[0];
+            for (uint64_t i = 0; i < CALLS; i++) {
+                uint64_t y;
+                fs_keyed_batch_at(b, pos + i, &y, 1);
+                sink += y;
+            }
+            double t7 = now();
+            single[r] = (t7 - t6) / CALLS * 1e9;
             a_old[r] = (t2 - t1) / CALLS * 1e9;
             a_new[r] = (t3 - t2) / CALLS * 1e9;
             i_old[r] = (t4 - t3) / CALLS * 1e9;
@@ -82,6 +93,7 @@ int main(void)
             once[r] = (t6 - t5) / CALLS * 1e9;
             ratio[r] = a_old[r] / a_new[r];
             ratio_inv[r] = i_old[r] / i_new[r];
+            ratio_single[r] = a_old[r] / single[r];
         }
         printf("n=%-7s rounds %2u, batch set-up %.2f ms:\n ", names[z],
                p.rounds, setup);
@@ -94,6 +106,9 @@ int main(void)
         show("old/new", ratio_inv);
         printf("\n ");
         show("at_many (set-up included)", once);
+        printf("\n ");
+        show("single via batch", single);
+        show("at old/single", ratio_single);
         printf("%s\n", sink == 42 ? " " : "");
         fs_keyed_batch_free(b);
     }
