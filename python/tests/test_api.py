@@ -219,6 +219,19 @@ def test_global_order_is_the_same_for_any_replicas(world):
     assert merged == list(KeyedPermutation(n, "g", 0))[:len(merged)]
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_global_order_is_the_same_for_any_workers(workers):
+    """DataLoader workers fetch what the sampler yields: the batches come
+    back in the keyed epoch order whatever the number of workers."""
+    data = torch.utils.data.TensorDataset(torch.arange(200))
+    s = Sampler(data, num_replicas=1, rank=0, seed="w")
+    s.set_epoch(1)
+    loader = torch.utils.data.DataLoader(data, batch_size=16, sampler=s,
+                                         num_workers=workers)
+    seen = torch.cat([b[0] for b in loader]).tolist()
+    assert seen == list(KeyedPermutation(200, "w", 1))
+
+
 def test_sampler_resumes_mid_epoch():
     s = Sampler(1000, num_replicas=2, rank=0, seed="resume")
     s.set_epoch(3)
