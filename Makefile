@@ -60,7 +60,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-sodium test install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-sodium check-keyed sdist wheel test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
@@ -74,9 +74,11 @@ help:
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make check-sodium    vectors and goldens on the CHACHA=sodium fallback build"
+	@echo "make check-keyed     keyed permutation: exhaustive bijection to 2^22 (opt-in)"
 	@echo "make python     build the Python package in place (python/)"
 	@echo "make web        the browser verifier page $(BUILD)/web/verify.html (npm ci, esbuild)"
 	@echo "make web-screenshots  docs/verify-desktop.png and docs/verify-phone.png"
+	@echo "make sdist      dist/fairshuf-V.tar.gz (C sources included); make wheel: its wheel"
 	@echo "make bench      benchmarks against std::shuffle, GSL and GNU shuf"
 	@echo "make battery    dieharder over every generator (long; opt-in)"
 	@echo "make mutants    mutation score of the suite (long; opt-in; MUTANTS=id,id)"
@@ -162,6 +164,18 @@ $(BUILD)/tests/serve-load: bench/serve_load.c
 	@mkdir -p $(dir $@)
 	@$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANLD) -pthread -o $@ $<
 
+# The Python package as a user gets it: an sdist that carries the C sources
+# (dist/fairshuf-V.tar.gz; installs offline with pip install
+# --no-build-isolation) and a wheel built from that sdist.
+sdist:
+	@mkdir -p dist
+	@cd python && $(PYTHON) setup.py -q sdist -d ../dist >/dev/null
+	@ls dist/fairshuf-*.tar.gz
+wheel: sdist
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps --no-index -w dist \
+	    $$(ls -t dist/fairshuf-*.tar.gz | head -n 1)
+	@ls dist/fairshuf-*.whl
+
 # make madvise() fail: the fork tests through the no-MADV_WIPEONFORK fallback
 $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@mkdir -p $(dir $@)
@@ -210,6 +224,11 @@ check-sodium: setup
 	    out=$$(BUILD=build-sodium FS_TEST_FILTER=$$t tests/run.sh); st=$$?; \
 	    echo "$$out" | tail -n 1 | sed "s/^/sodium $$t: /"; \
 	    [ $$st -eq 0 ] || { echo "$$out"; exit 1; }; done
+
+# Opt-in: the keyed permutation's long check -- bijection exhaustively at
+# 2^k - 1, 2^k, 2^k + 1 up to k = 22 (the suite does k <= 16).
+check-keyed: $(BUILD)/tests/test_keyed
+	FS_KEYED_EXHAUSTIVE=1 $(BUILD)/tests/test_keyed
 
 # ---- optional: fairshuf-mpi (mpi/), built when mpicc is found ----------
 # build/libfairshuf-mpi.a (mpi/fairshuf_mpi.h: fs_mpi_shuffle) and
@@ -305,4 +324,4 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/share/fairshuf
 
 clean:
-	rm -rf build build-san build-clang build-tsan build-openssl build-sodium
+	rm -rf build build-san build-clang build-tsan build-openssl build-sodium dist

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# keyed.sh -- speed of the keyed permutation (issue 9 §6; figures go to
+# keyed.sh -- speed of the keyed permutation (issues 9 and 26; figures go to
 # docs/keyed.md):
-#   1. ns per fs_keyed_at()/fs_keyed_inverse() call (bench/keyed.c);
+#   1. ns per position, old (one fs_keyed_at()/fs_keyed_inverse() call per
+#      position) against new (the batch call over an array), interleaved in
+#      one run: old ÷ new with medians and min-max (bench/keyed.c);
 #   2. `fairshuf perm N --lazy > /dev/null` throughput (default N = 1e8;
 #      give N as the second argument for a shorter run);
 #   3. artist spreading against plain shuffle and dithering (bench/spread.c).
@@ -15,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Iinclude bench/keyed.c "$BUILD/libfairshuf.a" \
     $(pkg-config --libs libsodium libcrypto 2>/dev/null || echo -lsodium) -lm -o "$tmp/keyed"
-echo "== keyed permutation, one core, median of 5 x 2^20 calls; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "== keyed permutation, one core, old (per call) vs new (batch); $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 "$tmp/keyed"
 echo
 echo "== fairshuf perm $N --lazy --seed=bench > /dev/null"

@@ -61,7 +61,7 @@ def bench_shuffle(sizes, runs):
 
 SAMPLER_CODE = {
     "fairshuf": ("import itertools, resource, sys; from fairshuf.torch import Sampler; "
-                 "n = int(float(sys.argv[1])); s = Sampler(n, 1, rank=1, world_size=8); "
+                 "n = int(float(sys.argv[1])); s = Sampler(n, seed=1, rank=1, num_replicas=8); "
                  "s.set_epoch(5); x = list(itertools.islice(iter(s), 1000000)); "
                  "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"),
     "torch": ("import resource, sys, torch.utils.data as d; n = int(float(sys.argv[1])); "

@@ -82,7 +82,7 @@ int fs_keyed_from_seed(fs_keyed *p, uint64_t n, const char *seed,
 }
 
 /* F_r(x): SipHash-2-4 of LE64(x) under round key r, low `half` bits. */
-static inline uint64_t round_f(const fs_keyed *p, unsigned r, uint64_t x)
+uint64_t fs__keyed_round(const fs_keyed *p, unsigned r, uint64_t x)
 {
     unsigned char in[8], out[8];
     le64(in, x);
@@ -97,7 +97,7 @@ static uint64_t encrypt(const fs_keyed *p, uint64_t x)
 {
     uint64_t l = x >> p->half, r = x & p->mask;
     for (unsigned k = 0; k < p->rounds; k++) {
-        uint64_t t = l ^ round_f(p, k, r);
+        uint64_t t = l ^ fs__keyed_round(p, k, r);
         l = r;
         r = t;
     }
@@ -114,7 +114,7 @@ static uint64_t decrypt(const fs_keyed *p, uint64_t y)
         y ^= 1;
     uint64_t l = y >> p->half, r = y & p->mask;
     for (unsigned k = p->rounds; k-- > 0;) {
-        uint64_t t = r ^ round_f(p, k, l);
+        uint64_t t = r ^ fs__keyed_round(p, k, l);
         r = l;
         l = t;
     }

@@ -10,4 +10,8 @@
 int fs__keyed_init_rounds(fs_keyed *p, uint64_t n, const uint8_t key[32],
                           unsigned rounds);
 
+/* Round function r of p at x < 2^half (docs/keyed.md §2.4): what
+ * keyed_batch.c tabulates. */
+uint64_t fs__keyed_round(const fs_keyed *p, unsigned r, uint64_t x);
+
 #endif

@@ -36,6 +36,32 @@ static uint64_t index_arg(const char *what, const char *s, uint64_t n,
     return v;
 }
 
+/* Positions first..last of p, space-separated, through the batch call
+ * (the same values as fs_keyed_at, a chunk of positions at a time). */
+static void list_range(out_buf *out, const fs_keyed *p, uint64_t first,
+                       uint64_t last, uint64_t base)
+{
+    enum { CHUNK = 4096 };
+    uint64_t pos[CHUNK];
+    fs_keyed_batch *b;
+    cli_check(fs_keyed_batch_new(&b, p, last - first + 1), "lazy permutation");
+    for (uint64_t i = first;;) {
+        size_t m = last - i < CHUNK - 1 ? (size_t)(last - i) + 1 : CHUNK;
+        for (size_t k = 0; k < m; k++)
+            pos[k] = i + k;
+        fs_keyed_batch_at(b, pos, pos, m);
+        for (size_t k = 0; k < m; k++) {
+            if (i + k != first)
+                out_byte(out, ' ');
+            out_u64(out, pos[k] + base);
+        }
+        if (last - i < m)
+            break;
+        i += m;
+    }
+    fs_keyed_batch_free(b);
+}
+
 int perm_lazy_run(const perm_lazy_opts *o, const char *n_text, uint64_t count,
                   const char *seed, int one_based)
 {
@@ -81,13 +107,7 @@ int perm_lazy_run(const perm_lazy_opts *o, const char *n_text, uint64_t count,
         else if (o->inverse)
             out_u64(&out, fs_keyed_inverse(&p, inv) + base);
         else
-            for (uint64_t i = first;; i++) {
-                if (i != first)
-                    out_byte(&out, ' ');
-                out_u64(&out, fs_keyed_at(&p, i) + base);
-                if (i == last)
-                    break;
-            }
+            list_range(&out, &p, first, last, base);
         out_byte(&out, '\n');
         fs_keyed_wipe(&p);
     }

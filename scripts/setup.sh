@@ -36,6 +36,7 @@ test=(
     python3-pytest    # the Python package's tests
     python3-pip       # tests that `pip install ./python` works offline
     python3-torch     # tests the PyTorch sampler with a real DataLoader
+    python3-wheel python3-venv  # the sdist's offline install into a fresh venv (make wheel)
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
     chromium          # the browser verifier page's tests (driven by playwright-core)
     curl              # fairshuf serve's tests (HTTP calls)

@@ -14,6 +14,39 @@
 #include <fairshuf.h>
 #include <fairshuf/keyed.h>
 #include <fairshuf/lines.h>
+#include <fairshuf/weighted.h>
+#include <pythread.h>
+
+#include "outfile.h" /* lib/: the one output helper (lines -o's rules) */
+
+/* "O&" converter for an integer argument in [0, 2^64): Python ints never
+ * wrap (PyArg's "K" would reduce them modulo 2^64): a non-integer is
+ * TypeError, a negative one ValueError, one above 2^64 - 1 OverflowError. */
+static int u64_arg(PyObject *obj, void *out)
+{
+    PyObject *v = PyNumber_Index(obj);
+    if (v == NULL)
+        return 0;
+    PyObject *zero = PyLong_FromLong(0);
+    int neg = zero ? PyObject_RichCompareBool(v, zero, Py_LT) : -1;
+    Py_XDECREF(zero);
+    if (neg != 0) {
+        Py_DECREF(v);
+        if (neg > 0)
+            PyErr_SetString(PyExc_ValueError,
+                            "expected an integer >= 0, got a negative one");
+        return 0;
+    }
+    unsigned long long x = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_SetString(PyExc_OverflowError,
+                        "integer argument above 2**64 - 1");
+        return 0;
+    }
+    *(uint64_t *)out = x;
+    return 1;
+}
 
 /* fs_status -> the exception a Python user expects: bad arguments are
  * ValueError, a refused OS generator or failed I/O is OSError, memory is
@@ -94,21 +127,17 @@ static PyObject *finish(int rc, fs_rng *rng, Py_buffer *view,
  * any error the exception is raised and (library contract) the shuffle
  * functions fail before moving anything or the generator's sticky error
  * is reported. */
-static PyObject *core_shuffle(PyObject *self, PyObject *args)
+/* The rows of a writable C-contiguous buffer (axis 0): 1 with view held
+ * and *n, *row set; 0 with an exception; -1 when there is nothing to move
+ * (fewer than 2 rows; view released). */
+static int get_rows(PyObject *obj, Py_buffer *view, size_t *n, size_t *row)
 {
-    (void)self;
-    PyObject *obj;
-    const char *seed = NULL, *name = NULL;
-    unsigned int threads = 1;
-    if (!PyArg_ParseTuple(args, "Oz|zI", &obj, &seed, &name, &threads))
-        return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS |
-                                           PyBUF_FORMAT) != 0) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS |
+                                          PyBUF_FORMAT) != 0) {
         PyErr_Clear();
         /* Say which of the two requirements failed. */
-        if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) == 0) {
-            PyBuffer_Release(&view);
+        if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) == 0) {
+            PyBuffer_Release(view);
             PyErr_SetString(PyExc_ValueError,
                             "shuffle: the array is read-only");
         } else if (PyObject_CheckBuffer(obj)) {
@@ -120,20 +149,43 @@ static PyObject *core_shuffle(PyObject *self, PyObject *args)
                          "array, bytearray, memoryview), got %s",
                          Py_TYPE(obj)->tp_name);
         }
-        return NULL;
+        return 0;
     }
-    if (view.ndim == 0) {
-        PyBuffer_Release(&view);
+    if (view->ndim == 0) {
+        PyBuffer_Release(view);
         PyErr_SetString(PyExc_ValueError,
                         "shuffle: a 0-d array has no axis to shuffle");
+        return 0;
+    }
+    *n = (size_t)view->shape[0];
+    *row = *n ? (size_t)view->len / *n : 0;
+    if (*n < 2 || *row == 0) { /* nothing to move: draw nothing */
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 1;
+}
+
+static int shuffle_rows(Py_buffer *view, size_t n, size_t row,
+                        unsigned threads, fs_rng *rng)
+{
+    return threads == 1 ? fs_shuffle(view->buf, n, row, rng)
+                        : fs_shuffle_threads(view->buf, n, row, threads, rng);
+}
+
+static PyObject *core_shuffle(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *obj;
+    const char *seed = NULL, *name = NULL;
+    unsigned int threads = 1;
+    if (!PyArg_ParseTuple(args, "Oz|zI", &obj, &seed, &name, &threads))
         return NULL;
-    }
-    size_t n = (size_t)view.shape[0];
-    size_t row = n ? (size_t)view.len / n : 0;
-    if (n < 2 || row == 0) { /* nothing to move: draw nothing */
-        PyBuffer_Release(&view);
-        Py_RETURN_NONE;
-    }
+    Py_buffer view;
+    size_t n, row;
+    int got = get_rows(obj, &view, &n, &row);
+    if (got <= 0)
+        return got < 0 ? (Py_INCREF(Py_None), Py_None) : NULL;
     fs_rng *rng = make_rng(name, seed);
     if (rng == NULL) {
         PyBuffer_Release(&view);
@@ -141,8 +193,7 @@ static PyObject *core_shuffle(PyObject *self, PyObject *args)
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = threads == 1 ? fs_shuffle(view.buf, n, row, rng)
-                      : fs_shuffle_threads(view.buf, n, row, threads, rng);
+    rc = shuffle_rows(&view, n, row, threads, rng);
     Py_END_ALLOW_THREADS
     return finish(rc, rng, &view, "shuffle");
 }
@@ -152,14 +203,16 @@ static PyObject *core_shuffle(PyObject *self, PyObject *args)
 static PyObject *core_sample(PyObject *self, PyObject *args)
 {
     (void)self;
-    unsigned long long n, k;
+    uint64_t n, k;
     PyObject *obj;
     const char *seed = NULL, *name = NULL;
-    if (!PyArg_ParseTuple(args, "KKOz|z", &n, &k, &obj, &seed, &name))
+    if (!PyArg_ParseTuple(args, "O&O&Oz|z", u64_arg, &n, u64_arg, &k, &obj,
+                          &seed, &name))
         return NULL;
     if (k > n) {
         PyErr_Format(PyExc_ValueError,
-                     "sample: k = %llu is larger than n = %llu", k, n);
+                     "sample: k = %llu is larger than n = %llu",
+                     (unsigned long long)k, (unsigned long long)n);
         return NULL;
     }
     Py_buffer view;
@@ -183,22 +236,40 @@ static PyObject *core_sample(PyObject *self, PyObject *args)
     return finish(rc, rng, &view, "sample");
 }
 
-/* _lines_fd: open_output hook of fs_lines_config. */
-static int lines_output(void *arg) { return *(int *)arg; }
+/* open_output hook of fs_lines_config: the library calls it once, after
+ * all input is read (so lines(f, f) can never truncate f before reading
+ * it), and the output helper opens dst by `lines -o`'s rules. */
+static int lines_output(void *arg)
+{
+    fs__outfile *o = arg;
+    return fs__outfile_open(o) == FS_OK ? o->fd : -1;
+}
 
-/* _lines(in_fd, out_fd, seed, memory, head, tmpdir, threads) -> (lines, written)
- * The library's keyed line shuffle from one descriptor to another; the
- * Python layer owns the files (temp file beside dst, rename on success). */
+/* _lines(in_fd, dst_path, seed, memory, head, tmpdir, threads)
+ *   -> (lines, written)
+ * The out-of-core line shuffle (fs_lines_shuffle) from in_fd into dst,
+ * written through lib/outfile.h: a regular (or new) dst replaced only on
+ * success, a symbolic link followed, a device or FIFO written in place.
+ * On any error the new file is removed and dst is as it was. */
 static PyObject *core_lines(PyObject *self, PyObject *args)
 {
     (void)self;
-    int in_fd, out_fd;
+    int in_fd;
+    PyObject *dst_obj;
     const char *seed = NULL, *tmpdir = NULL;
-    unsigned long long memory = 0, head = UINT64_MAX;
+    uint64_t memory = 0, head = UINT64_MAX;
     unsigned int threads = 1;
-    if (!PyArg_ParseTuple(args, "iizKKzI", &in_fd, &out_fd, &seed, &memory,
-                          &head, &tmpdir, &threads))
+    if (!PyArg_ParseTuple(args, "iO&zO&O&zI", &in_fd, PyUnicode_FSConverter,
+                          &dst_obj, &seed, u64_arg, &memory, u64_arg, &head,
+                          &tmpdir, &threads))
         return NULL;
+    if (memory > SIZE_MAX) {
+        Py_DECREF(dst_obj);
+        PyErr_SetString(PyExc_OverflowError, "lines: memory too large");
+        return NULL;
+    }
+    fs__outfile out;
+    fs__outfile_init(&out, PyBytes_AS_STRING(dst_obj), NULL, NULL);
     fs_lines_config c;
     memset(&c, 0, sizeof c);
     c.delim = '\n';
@@ -207,17 +278,28 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
     c.tmpdir = tmpdir;
     c.threads = threads;
     c.open_output = lines_output;
-    c.output_arg = &out_fd;
+    c.output_arg = &out;
     int rc = seed ? fs_seed_to_key(seed, c.key) : fs_os_random(c.key, 32);
-    if (rc != FS_OK)
+    if (rc != FS_OK) {
+        Py_DECREF(dst_obj);
         return rc == FS_ESEED ? (PyErr_SetString(PyExc_ValueError,
                                                  "invalid seed: empty"),
                                  NULL)
                               : raise_status(rc, "lines");
+    }
     fs_lines_result res;
     memset(&res, 0, sizeof res);
     Py_BEGIN_ALLOW_THREADS
     rc = fs_lines_shuffle(in_fd, &c, &res);
+    if (rc == FS_OK && fs__outfile_commit(&out) != FS_OK) {
+        rc = FS_EIO;
+        res.where = FS_LINES_OUTPUT;
+        res.err = errno;
+    } else if (rc != FS_OK) {
+        int e = errno;
+        fs__outfile_abort(&out);
+        errno = e;
+    }
     Py_END_ALLOW_THREADS
     sodium_memzero(c.key, sizeof c.key);
     if (rc != FS_OK) {
@@ -226,12 +308,16 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
                                           "lines: output",
                                           "lines: temporary file"};
             errno = res.err;
-            return raise_status(rc, where[res.where <= FS_LINES_TEMP
-                                              ? res.where
-                                              : 0]);
+            PyObject *r = raise_status(rc, where[res.where <= FS_LINES_TEMP
+                                                     ? res.where
+                                                     : 0]);
+            Py_DECREF(dst_obj);
+            return r;
         }
+        Py_DECREF(dst_obj);
         return raise_status(rc, "lines");
     }
+    Py_DECREF(dst_obj);
     return Py_BuildValue("KK", (unsigned long long)res.lines,
                          (unsigned long long)res.written);
 }
@@ -244,14 +330,21 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
 typedef struct {
     PyObject_HEAD
     fs_keyed p;
+    /* Batch evaluators (<fairshuf/keyed.h>): `small` without round
+     * tables for the first short requests, `big` with them once the
+     * positions asked for make the tables pay.  Created with the GIL held
+     * and kept until dealloc, so a call running without the GIL never
+     * sees one freed. */
+    fs_keyed_batch *small, *big;
+    uint64_t asked, retry; /* positions mapped so far; when to try tables */
 } KeyedObject;
 
 static int keyed_init(KeyedObject *self, PyObject *args, PyObject *kw)
 {
     (void)kw;
-    unsigned long long n, epoch = 0;
+    uint64_t n, epoch = 0;
     const char *seed;
-    if (!PyArg_ParseTuple(args, "Ks|K", &n, &seed, &epoch))
+    if (!PyArg_ParseTuple(args, "O&s|O&", u64_arg, &n, &seed, u64_arg, &epoch))
         return -1;
     int rc = fs_keyed_from_seed(&self->p, n, seed, epoch);
     if (rc != FS_OK) {
@@ -266,35 +359,80 @@ static int keyed_init(KeyedObject *self, PyObject *args, PyObject *kw)
 
 static void keyed_dealloc(KeyedObject *self)
 {
+    fs_keyed_batch_free(self->small);
+    fs_keyed_batch_free(self->big);
     fs_keyed_wipe(&self->p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* at(i) / inverse(j) for one index; the caller checked 0 <= i < n. */
+/* The batch for a request of `count` positions (GIL held): the tabulated
+ * one once the positions asked for so far make the tables pay (the
+ * library decides: fs_keyed_batch_new's `expected`; retried each time the
+ * count doubles), else one without tables; NULL with an exception. */
+static fs_keyed_batch *keyed_batch(KeyedObject *self, size_t count)
+{
+    self->asked += count;
+    if (self->big == NULL && self->asked >= self->retry) {
+        fs_keyed_batch *b;
+        int rc = fs_keyed_batch_new(&b, &self->p, self->asked);
+        if (rc != FS_OK) {
+            raise_status(rc, "KeyedPermutation");
+            return NULL;
+        }
+        if (fs_keyed_batch_tabulated(b)) {
+            self->big = b;
+        } else {
+            fs_keyed_batch_free(b); /* never published: no thread uses it */
+            self->retry = self->asked * 2;
+        }
+    }
+    if (self->big)
+        return self->big;
+    if (self->small == NULL) {
+        int rc = fs_keyed_batch_new(&self->small, &self->p, 0);
+        if (rc != FS_OK) {
+            raise_status(rc, "KeyedPermutation");
+            return NULL;
+        }
+    }
+    return self->small;
+}
+
+/* at(i) / inverse(j) for one index; the caller checked 0 <= i < n.
+ * Through the same batch as arrays: once enough single indices were
+ * asked for, the tabulated one answers them (same values, a few times
+ * faster: bench/keyed.sh "single via batch"). */
+static PyObject *keyed_one(KeyedObject *self, PyObject *arg, int inverse)
+{
+    uint64_t i, y;
+    if (!u64_arg(arg, &i))
+        return NULL;
+    fs_keyed_batch *b = keyed_batch(self, 1);
+    if (b == NULL)
+        return NULL;
+    (inverse ? fs_keyed_batch_inverse : fs_keyed_batch_at)(b, &i, &y, 1);
+    return PyLong_FromUnsignedLongLong(y);
+}
+
 static PyObject *keyed_at(KeyedObject *self, PyObject *arg)
 {
-    unsigned long long i = PyLong_AsUnsignedLongLong(arg);
-    if (i == (unsigned long long)-1 && PyErr_Occurred())
-        return NULL;
-    return PyLong_FromUnsignedLongLong(fs_keyed_at(&self->p, i));
+    return keyed_one(self, arg, 0);
 }
 
 static PyObject *keyed_inverse(KeyedObject *self, PyObject *arg)
 {
-    unsigned long long j = PyLong_AsUnsignedLongLong(arg);
-    if (j == (unsigned long long)-1 && PyErr_Occurred())
-        return NULL;
-    return PyLong_FromUnsignedLongLong(fs_keyed_inverse(&self->p, j));
+    return keyed_one(self, arg, 1);
 }
 
 /* fill(start, step, out): out[k] = at(start + k*step) for every uint64
- * slot of out, the GIL released.  Positions were checked by the caller. */
+ * slot of out (positions computed modulo 2^64; the caller keeps them
+ * below n), through the batch call, without the GIL. */
 static PyObject *keyed_fill(KeyedObject *self, PyObject *args)
 {
-    unsigned long long start;
+    uint64_t start;
     long long step;
     PyObject *obj;
-    if (!PyArg_ParseTuple(args, "KLO", &start, &step, &obj))
+    if (!PyArg_ParseTuple(args, "O&LO", u64_arg, &start, &step, &obj))
         return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) !=
@@ -302,12 +440,71 @@ static PyObject *keyed_fill(KeyedObject *self, PyObject *args)
         return NULL;
     uint64_t *out = view.buf;
     size_t count = (size_t)view.len / sizeof *out;
+    fs_keyed_batch *b = keyed_batch(self, count);
+    if (b == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     uint64_t i = start;
     for (size_t k = 0; k < count; k++, i += (uint64_t)step)
-        out[k] = fs_keyed_at(&self->p, i);
+        out[k] = i;
+    fs_keyed_batch_at(b, out, out, count);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* map(in, out, inverse): out[k] = at(in[k]) (inverse: the position of
+ * item in[k]) for uint64 buffers of equal length, in may be out.  Raises
+ * IndexError, leaving out unspecified, when some in[k] >= n (a negative
+ * int64 viewed as uint64 is >= n too). */
+static PyObject *keyed_map(KeyedObject *self, PyObject *args)
+{
+    PyObject *in_obj, *out_obj;
+    int inverse;
+    if (!PyArg_ParseTuple(args, "OOp", &in_obj, &out_obj, &inverse))
+        return NULL;
+    Py_buffer in, out;
+    if (PyObject_GetBuffer(in_obj, &in, PyBUF_C_CONTIGUOUS) != 0)
+        return NULL;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) !=
+        0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    size_t count = (size_t)in.len / sizeof(uint64_t);
+    if ((size_t)out.len / sizeof(uint64_t) != count) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "map: arrays of different lengths");
+        return NULL;
+    }
+    fs_keyed_batch *b = keyed_batch(self, count);
+    size_t bad = count;
+    if (b != NULL) {
+        const uint64_t *x = in.buf, n = self->p.n;
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t k = 0; k < count; k++)
+            if (x[k] >= n) {
+                bad = k;
+                break;
+            }
+        if (bad == count)
+            (inverse ? fs_keyed_batch_inverse : fs_keyed_batch_at)(
+                b, x, out.buf, count);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    if (b == NULL)
+        return NULL;
+    if (bad < count) {
+        PyErr_Format(PyExc_IndexError,
+                     "KeyedPermutation: %s at index %zu is out of range",
+                     inverse ? "item" : "position", bad);
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -315,6 +512,7 @@ static PyMethodDef keyed_methods[] = {
     {"at", (PyCFunction)keyed_at, METH_O, NULL},
     {"inverse", (PyCFunction)keyed_inverse, METH_O, NULL},
     {"fill", (PyCFunction)keyed_fill, METH_VARARGS, NULL},
+    {"map", (PyCFunction)keyed_map, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyObject *keyed_size(KeyedObject *self, void *closure)
@@ -335,6 +533,197 @@ static PyTypeObject KeyedType = {
     .tp_dealloc = (destructor)keyed_dealloc,
     .tp_methods = keyed_methods,
     .tp_getset = keyed_getset,
+};
+
+/* ------------------------------------------------------------------------
+ * _Rng: one generator whose stream advances from call to call (the state
+ * behind fairshuf.Generator).  A lock serialises calls that run without
+ * the GIL, as numpy's Generator does.
+ * ---------------------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    fs_rng *rng;
+    PyThread_type_lock lock;
+} RngObject;
+
+static int rng_init(RngObject *self, PyObject *args, PyObject *kw)
+{
+    (void)kw;
+    const char *name = NULL, *seed = NULL;
+    if (!PyArg_ParseTuple(args, "zz", &name, &seed))
+        return -1;
+    if (self->lock == NULL && (self->lock = PyThread_allocate_lock()) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    fs_rng_free(self->rng);
+    self->rng = NULL;
+    int rc = fs_rng_new(&self->rng, name, seed);
+    if (rc == FS_OK)
+        return 0;
+    if (rc == FS_ENOTFOUND)
+        PyErr_Format(PyExc_ValueError, "unknown generator '%s'",
+                     name ? name : "chacha20");
+    else if (rc == FS_ESEED)
+        PyErr_SetString(PyExc_ValueError, "invalid seed: empty");
+    else
+        raise_status(rc, "generator");
+    return -1;
+}
+
+static void rng_dealloc(RngObject *self)
+{
+    fs_rng_free(self->rng);
+    if (self->lock)
+        PyThread_free_lock(self->lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+#define LOCKED(self, stmt)                                                   \
+    do {                                                                     \
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock((self)->lock, WAIT_LOCK); \
+        stmt;                                                                \
+        PyThread_release_lock((self)->lock);                                 \
+        Py_END_ALLOW_THREADS                                                 \
+    } while (0)
+
+static PyObject *rng_done(RngObject *self, int rc, const char *what)
+{
+    if (rc == FS_OK)
+        rc = fs_rng_error(self->rng);
+    if (rc != FS_OK)
+        return raise_status(rc, what);
+    Py_RETURN_NONE;
+}
+
+/* A writable C-contiguous buffer of `size`-byte items: count, or -1. */
+static Py_ssize_t out_items(PyObject *obj, Py_buffer *view, size_t size)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0)
+        return -1;
+    return (Py_ssize_t)((size_t)view->len / size);
+}
+
+static PyObject *rng_shuffle(RngObject *self, PyObject *args)
+{
+    PyObject *obj;
+    unsigned int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|I", &obj, &threads))
+        return NULL;
+    Py_buffer view;
+    size_t n, row;
+    int got = get_rows(obj, &view, &n, &row);
+    if (got <= 0)
+        return got < 0 ? (Py_INCREF(Py_None), Py_None) : NULL;
+    int rc;
+    LOCKED(self, rc = shuffle_rows(&view, n, row, threads, self->rng));
+    PyBuffer_Release(&view);
+    return rng_done(self, rc, "shuffle");
+}
+
+/* below(n, out): uniform integers in [0, n) (exact, Lemire) into uint64s;
+ * n = 0 stands for 2^64: whole 64-bit words. */
+static PyObject *rng_below(RngObject *self, PyObject *args)
+{
+    uint64_t n;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O&O", u64_arg, &n, &obj))
+        return NULL;
+    Py_buffer view;
+    Py_ssize_t count = out_items(obj, &view, sizeof(uint64_t));
+    if (count < 0)
+        return NULL;
+    uint64_t *out = view.buf;
+    LOCKED(self, for (Py_ssize_t k = 0; k < count; k++) out[k] =
+                     n ? fs_below(self->rng, n) : fs_rng_u64(self->rng));
+    PyBuffer_Release(&view);
+    return rng_done(self, FS_OK, "integers");
+}
+
+/* doubles(out): uniform doubles in [0, 1), 53 random bits each. */
+static PyObject *rng_doubles(RngObject *self, PyObject *args)
+{
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O", &obj))
+        return NULL;
+    Py_buffer view;
+    Py_ssize_t count = out_items(obj, &view, sizeof(double));
+    if (count < 0)
+        return NULL;
+    double *out = view.buf;
+    LOCKED(self, for (Py_ssize_t k = 0; k < count; k++) out[k] =
+                     (double)(fs_rng_u64(self->rng) >> 11) * 0x1p-53);
+    PyBuffer_Release(&view);
+    return rng_done(self, FS_OK, "random");
+}
+
+/* sample(n, k, out): k distinct of [0, n) in random order (fs_sample). */
+static PyObject *rng_sample(RngObject *self, PyObject *args)
+{
+    uint64_t n, k;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O&O&O", u64_arg, &n, u64_arg, &k, &obj))
+        return NULL;
+    if (k > n) {
+        PyErr_SetString(PyExc_ValueError,
+                        "choice: cannot take a larger sample than the "
+                        "population when replace=False");
+        return NULL;
+    }
+    Py_buffer view;
+    Py_ssize_t count = out_items(obj, &view, sizeof(uint64_t));
+    if (count < 0)
+        return NULL;
+    int rc = FS_EINVAL;
+    if ((uint64_t)count >= k)
+        LOCKED(self, rc = fs_sample(n, (size_t)k, view.buf, self->rng));
+    PyBuffer_Release(&view);
+    return rng_done(self, rc, "choice");
+}
+
+/* weighted(w, k, out): k of len(w) without replacement, Efraimidis-
+ * Spirakis (fs_weighted_sample); weights positive and finite. */
+static PyObject *rng_weighted(RngObject *self, PyObject *args)
+{
+    PyObject *w_obj, *obj;
+    uint64_t k;
+    if (!PyArg_ParseTuple(args, "OO&O", &w_obj, u64_arg, &k, &obj))
+        return NULL;
+    Py_buffer w;
+    if (PyObject_GetBuffer(w_obj, &w, PyBUF_C_CONTIGUOUS) != 0)
+        return NULL;
+    Py_buffer view;
+    Py_ssize_t count = out_items(obj, &view, sizeof(uint64_t));
+    if (count < 0) {
+        PyBuffer_Release(&w);
+        return NULL;
+    }
+    size_t n = (size_t)w.len / sizeof(double), bad = 0;
+    int rc = FS_EINVAL;
+    if (k <= n && (uint64_t)count >= k)
+        LOCKED(self, rc = fs_weighted_sample(w.buf, n, (size_t)k, view.buf,
+                                             &bad, self->rng));
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&view);
+    return rng_done(self, rc, "choice");
+}
+
+static PyMethodDef rng_methods[] = {
+    {"shuffle", (PyCFunction)rng_shuffle, METH_VARARGS, NULL},
+    {"below", (PyCFunction)rng_below, METH_VARARGS, NULL},
+    {"doubles", (PyCFunction)rng_doubles, METH_VARARGS, NULL},
+    {"sample", (PyCFunction)rng_sample, METH_VARARGS, NULL},
+    {"weighted", (PyCFunction)rng_weighted, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject RngType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "fairshuf._core._Rng",
+    .tp_basicsize = sizeof(RngObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)rng_init,
+    .tp_dealloc = (destructor)rng_dealloc,
+    .tp_methods = rng_methods,
 };
 
 static PyObject *core_version(PyObject *self, PyObject *noargs)
@@ -387,7 +776,7 @@ static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "_core",
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&KeyedType) < 0)
+    if (PyType_Ready(&KeyedType) < 0 || PyType_Ready(&RngType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL)
@@ -395,6 +784,12 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(&KeyedType);
     if (PyModule_AddObject(m, "_Keyed", (PyObject *)&KeyedType) < 0) {
         Py_DECREF(&KeyedType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&RngType);
+    if (PyModule_AddObject(m, "_Rng", (PyObject *)&RngType) < 0) {
+        Py_DECREF(&RngType);
         Py_DECREF(m);
         return NULL;
     }

@@ -1,20 +1,77 @@
-"""The package installs offline with Debian's pip and setuptools
-(`pip install --no-build-isolation ./python`) and works from anywhere."""
+"""The package installs like a normal one (issue 26): an sdist that carries
+the C sources it needs, installed offline into a fresh venv of Debian's
+python3 (`pip install --no-build-isolation fairshuf-V.tar.gz`), imported
+from elsewhere, gives the CLI's output.  Before: the sdist held no C
+sources and the install failed (FileNotFoundError: .../fairshuf.h)."""
 import os
 import subprocess
 import sys
+import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# what the venv's own processes see: no PYTHONPATH (tests/run.sh sets one
+# pointing at python/, which would shadow the installed package)
+CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+CLEAN.update(PIP_ROOT_USER_ACTION="ignore", PIP_DISABLE_PIP_VERSION_CHECK="1")
 
 
-def test_pip_install_offline_then_import(tmp_path, cli):
-    target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation",
-                    "--no-index", "--target", str(target), os.path.join(ROOT, "python")],
-                   check=True, env=dict(os.environ, PIP_ROOT_USER_ACTION="ignore"))
+def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(dist)],
+                   cwd=os.path.join(ROOT, "python"), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (sdist,) = dist.glob("fairshuf-*.tar.gz")
+    # the staging never leaves a copy of ../lib behind in python/
+    assert not os.path.exists(os.path.join(ROOT, "python", "lib"))
+    with tarfile.open(sdist) as t:
+        names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
+    for need in ("csrc/lib/keyed.c", "csrc/lib/keyed_batch.c", "csrc/include/fairshuf.h",
+                 "csrc/lib/internal.h", "fairshuf/_core.c", "fairshuf/py.typed",
+                 "fairshuf/__init__.pyi", "fairshuf/torch.pyi", "LICENSE", "pyproject.toml"):
+        assert need in names, need
+    venv = tmp_path / "venv"
+    # Debian's interpreter; --system-site-packages lends it python3-numpy
+    # (the declared dependency) and python3-wheel, with no network.
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index",
+                    "--no-build-isolation", str(sdist)], check=True, cwd=str(tmp_path),
+                   env=CLEAN)
     code = ("import fairshuf, sys; assert fairshuf.__file__.startswith(sys.argv[1]); "
             "print(' '.join(map(str, fairshuf.permutation(20, seed='inst'))))")
-    out = subprocess.run([sys.executable, "-c", code, str(target)], cwd=str(tmp_path),
-                         env={"PYTHONPATH": str(target), "PATH": os.environ["PATH"]},
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", code, str(venv)],
+                         cwd=str(tmp_path), env={"PATH": os.environ["PATH"]},
                          check=True, stdout=subprocess.PIPE).stdout
     assert out == cli("perm", "20", "--seed=inst")
+    meta = subprocess.run([str(venv / "bin" / "pip"), "show", "fairshuf"], check=True,
+                          env=CLEAN, stdout=subprocess.PIPE, text=True).stdout
+    assert "License: MIT" in meta and "Requires: numpy" in meta
+
+
+def test_sdist_installs_without_the_wheel_package(tmp_path):
+    """A venv with pip and setuptools only (no `wheel`, no numpy): the
+    package's backend (_fairshuf_build.py) writes the wheel itself.  Before:
+    pip failed ("invalid command 'bdist_wheel'")."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(dist)],
+                   cwd=os.path.join(ROOT, "python"), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (sdist,) = dist.glob("fairshuf-*.tar.gz")
+    venv = tmp_path / "bare"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    assert subprocess.run([py, "-c", "import wheel"], env=CLEAN,
+                          stderr=subprocess.DEVNULL).returncode
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--no-deps",
+                    "--no-build-isolation", str(sdist)], check=True, cwd=str(tmp_path),
+                   env=CLEAN)
+    out = subprocess.run([py, "-c", "import fairshuf; print(fairshuf.__version__, "
+                          "fairshuf.generators()[0], fairshuf.KeyedPermutation(10, 's')[3])"],
+                         cwd=str(tmp_path), env=CLEAN, check=True, stdout=subprocess.PIPE,
+                         text=True).stdout
+    assert out.split()[1] == "chacha20"
+    files = subprocess.run([str(venv / "bin" / "pip"), "show", "-f", "fairshuf"], check=True,
+                           env=CLEAN, stdout=subprocess.PIPE, text=True).stdout
+    assert "Location: " + str(venv) in files
+    for need in ("fairshuf/py.typed", "fairshuf/__init__.pyi", "RECORD", "License: MIT"):
+        assert need in files, need

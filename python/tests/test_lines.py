@@ -1,6 +1,7 @@
 """fairshuf.lines: the library's out-of-core line shuffle, equal to the
 CLI for the same seed, and atomic: dst is untouched on any failure."""
 import os
+import stat
 
 import pytest
 
@@ -52,3 +53,58 @@ def test_failure_leaves_dst_untouched_and_no_temp_file(tmp_path):
         fairshuf.lines(dst, dst, seed="")
     assert dst.read_bytes() == b"precious\n"
     assert sorted(os.listdir(tmp_path)) == ["keep.txt"]
+
+
+# ---- issue 30 H1: lines(src, dst) follows `fairshuf lines -o`'s rules
+# (before: a temp file was renamed over dst, whatever dst was) ----------
+
+def _numbers(path, n=200):
+    path.write_bytes(b"".join(b"%d\n" % i for i in range(n)))
+    return sorted(path.read_bytes().splitlines())
+
+
+def test_lines_into_a_fifo_writes_through(tmp_path):
+    import threading
+
+    src, fifo = tmp_path / "src", tmp_path / "fifo"
+    want = _numbers(src)
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    assert fairshuf.lines(src, fifo, seed="fifo") == 200
+    reader.join(10)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still a FIFO
+    assert sorted(got[0].splitlines()) == want
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "src"]
+
+
+def test_lines_into_a_device_writes_through(tmp_path):
+    src = tmp_path / "src"
+    _numbers(src)
+    before = os.stat("/dev/null")
+    assert fairshuf.lines(src, "/dev/null", seed="dev") == 200
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+
+
+def test_lines_through_a_symlink_replaces_its_target(tmp_path):
+    src, real, link = tmp_path / "src", tmp_path / "real", tmp_path / "link"
+    want = _numbers(src)
+    real.write_bytes(b"old\n")
+    os.chmod(real, 0o640)
+    os.symlink("real", link)
+    assert fairshuf.lines(src, link, seed="link") == 200
+    assert os.path.islink(link) and os.readlink(link) == "real"
+    assert sorted(real.read_bytes().splitlines()) == want
+    assert stat.S_IMODE(os.stat(real).st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real", "src"]
+
+
+def test_lines_matches_the_cli_rules_for_a_symlink_onto_the_input(tmp_path, cli):
+    src, link = tmp_path / "src", tmp_path / "link"
+    want = _numbers(src)
+    os.symlink("src", link)
+    fairshuf.lines(link, link, seed="self")
+    assert os.path.islink(link)
+    assert sorted(src.read_bytes().splitlines()) == want

@@ -74,37 +74,163 @@ static void bijection_every_n_to_2000(void **s)
     }
 }
 
-/* n = 2^k - 1, 2^k, 2^k + 1 for k = 1..20: exhaustively up to 2^16 + 1
- * (inverse at every 5th position), and for k = 17..20 (where the full
- * check takes seconds) at 2^14 sampled positions each: at() in range and
- * inverse(at(i)) == i.  FS_KEYED_EXHAUSTIVE=1 checks k = 17..20 in full
- * as well (opt-in: about 10 s). */
+/* 1 if the batch call maps [0, n) onto [0, n) (each value once), its
+ * inverse maps every value back, and both agree with the per-call path at
+ * every stride-th position. */
+static int batch_exhaustive_ok(const fs_keyed *p, uint64_t n, uint64_t stride)
+{
+    uint64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t words = (size_t)(n + 63) / 64;
+    uint64_t *seen = calloc(words, sizeof *seen);
+    assert_true(a && b && seen);
+    for (uint64_t i = 0; i < n; i++)
+        a[i] = i;
+    fs_keyed_at_many(p, a, a, n); /* in place */
+    fs_keyed_inverse_many(p, a, b, n);
+    int ok = 1;
+    for (uint64_t i = 0; i < n && ok; i++) {
+        uint64_t j = a[i];
+        if (j >= n || (seen[j / 64] >> (j % 64) & 1) || b[i] != i ||
+            (i % stride == 0 && (fs_keyed_at(p, i) != j ||
+                                 fs_keyed_inverse(p, j) != i)))
+            ok = 0;
+        else
+            seen[j / 64] |= (uint64_t)1 << (j % 64);
+    }
+    free(a);
+    free(b);
+    free(seen);
+    return ok;
+}
+
+/* n = 2^k - 1, 2^k, 2^k + 1 -- the boundaries where Grain's index_shuffle
+ * doubled one index and lost another (2^16 + 1, 2^18 + 1, 2^20 + 1) and
+ * thrust's shuffle repeated indices (above 2^32):
+ *   k <= 16: exhaustively, per call (inverse at every 5th position) and
+ *            through the batch call (every position, both directions);
+ *   k <= 22 the same through the batch call with FS_KEYED_EXHAUSTIVE=1
+ *            (opt-in: `make check-keyed`);
+ *   k = 17 .. 64: 2^12 sampled positions each: in range, distinct, and
+ *            back by the inverse, per call and in a batch. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void bijection_powers_of_two(void **s)
 {
     (void)s;
     uint8_t key[32];
     test_key(key, 2, "pow2");
-    int full = getenv("FS_KEYED_EXHAUSTIVE") != NULL;
-    for (unsigned k = 1; k <= 20; k++) {
+    unsigned full = getenv("FS_KEYED_EXHAUSTIVE") != NULL ? 22 : 16;
+    enum { SAMPLE = 1 << 12 };
+    static uint64_t in[SAMPLE], out[SAMPLE], back[SAMPLE];
+    for (unsigned k = 1; k <= 64; k++) {
         for (int d = -1; d <= 1; d++) {
-            uint64_t n = ((uint64_t)1 << k) + (uint64_t)(int64_t)d;
+            if (k == 64 && d >= 0)
+                continue; /* 2^64 and 2^64 + 1 are not sizes */
+            uint64_t n = (k == 64 ? 0 : (uint64_t)1 << k) + (uint64_t)(int64_t)d;
             fs_keyed p;
             assert_int_equal(fs_keyed_init(&p, n, key), FS_OK);
-            if (k <= 16 || full) {
-                if (!exhaustive_ok(&p, n, 5))
-                    fail_msg("not a bijection for n = 2^%u%+d", k, d);
+            if (k <= 16 && !exhaustive_ok(&p, n, 5))
+                fail_msg("not a bijection for n = 2^%u%+d", k, d);
+            if (k <= full) {
+                if (!batch_exhaustive_ok(&p, n, 97))
+                    fail_msg("batch: not a bijection for n = 2^%u%+d", k, d);
                 continue;
             }
             uint64_t x = n;
-            for (int t = 0; t < 1 << 14; t++) {
+            for (int t = 0; t < SAMPLE; t++) {
                 x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-                uint64_t i = (x >> 20) % n, j = fs_keyed_at(&p, i);
-                if (j >= n || fs_keyed_inverse(&p, j) != i)
-                    fail_msg("n = 2^%u%+d: at/inverse disagree at %llu", k, d,
-                             (unsigned long long)i);
+                /* the ends of the range, then spread positions */
+                in[t] = t < 2 ? (uint64_t)t : t < 4 ? n - 1 - (uint64_t)(t - 2)
+                                                    : (x >> 7) % n;
+                if (t >= 4 && in[t] < 4)
+                    in[t] = 4 + t; /* keep the sample's positions distinct */
             }
+            qsort(in, SAMPLE, sizeof in[0], cmp_u64);
+            fs_keyed_at_many(&p, in, out, SAMPLE);
+            fs_keyed_inverse_many(&p, out, back, SAMPLE);
+            for (int t = 0; t < SAMPLE; t++) {
+                int dup_in = t > 0 && in[t] == in[t - 1];
+                if (out[t] >= n || back[t] != in[t] ||
+                    (t % 64 == 0 && fs_keyed_at(&p, in[t]) != out[t]))
+                    fail_msg("n = 2^%u%+d: at/inverse disagree at %llu", k, d,
+                             (unsigned long long)in[t]);
+                if (dup_in)
+                    out[t] = UINT64_MAX; /* a repeated position, not a collision */
+            }
+            qsort(out, SAMPLE, sizeof out[0], cmp_u64);
+            for (int t = 1; t < SAMPLE; t++)
+                if (out[t] == out[t - 1] && out[t] != UINT64_MAX)
+                    fail_msg("n = 2^%u%+d: two positions map to %llu", k, d,
+                             (unsigned long long)out[t]);
         }
     }
+}
+
+/* The batch call is the per-call path, value for value: every n <= 300
+ * (whole range, positions >= n included), with and without tables, in
+ * place and not. */
+static void batch_matches_single(void **s)
+{
+    (void)s;
+    uint8_t key[32];
+    test_key(key, 4, "batch");
+    uint64_t in[400], out[400];
+    for (uint64_t n = 1; n <= 300; n++) {
+        fs_keyed p;
+        assert_int_equal(fs_keyed_init(&p, n, key), FS_OK);
+        for (uint64_t expected = 0; expected <= n; expected += n) {
+            fs_keyed_batch *b;
+            assert_int_equal(fs_keyed_batch_new(&b, &p, expected), FS_OK);
+            /* tables when `expected` reaches a quarter of 2^half */
+            assert_int_equal(fs_keyed_batch_tabulated(b),
+                             expected >= ((uint64_t)1 << p.half) / 4);
+            for (int inv = 0; inv <= 1; inv++) {
+                for (size_t i = 0; i < 400; i++)
+                    in[i] = (i * 7) % (n + 20);
+                (inv ? fs_keyed_batch_inverse : fs_keyed_batch_at)(b, in, out, 400);
+                for (size_t i = 0; i < 400; i++) {
+                    uint64_t want = inv ? fs_keyed_inverse(&p, in[i])
+                                        : fs_keyed_at(&p, in[i]);
+                    if (out[i] != want)
+                        fail_msg("n = %llu: batch %s differs at %llu",
+                                 (unsigned long long)n, inv ? "inverse" : "at",
+                                 (unsigned long long)in[i]);
+                }
+                (inv ? fs_keyed_batch_inverse : fs_keyed_batch_at)(b, in, in, 400);
+                assert_memory_equal(in, out, sizeof in);
+            }
+            fs_keyed_batch_free(b);
+        }
+    }
+    /* the negative-control rounds (odd counts too) through the batch */
+    for (unsigned r = 1; r <= 5; r++) {
+        fs_keyed p;
+        assert_int_equal(fs__keyed_init_rounds(&p, 1000, key, r), FS_OK);
+        for (size_t i = 0; i < 400; i++)
+            in[i] = i * 2;
+        fs_keyed_at_many(&p, in, out, 400);
+        for (size_t i = 0; i < 400; i++)
+            assert_true(out[i] == fs_keyed_at(&p, in[i]));
+        fs_keyed_inverse_many(&p, in, out, 400);
+        for (size_t i = 0; i < 400; i++)
+            assert_true(out[i] == fs_keyed_inverse(&p, in[i]));
+    }
+    fs_keyed_batch *b;
+    fs_keyed big;
+    assert_int_equal(fs_keyed_init(&big, UINT64_MAX, key), FS_OK);
+    assert_int_equal(fs_keyed_batch_new(&b, &big, UINT64_MAX), FS_OK);
+    assert_int_equal(fs_keyed_batch_tabulated(b), 0); /* half 32 > 20 */
+    fs_keyed_batch_free(b);
+    assert_int_equal(fs_keyed_batch_tabulated(NULL), 0);
+    fs_keyed z = {0};
+    assert_int_equal(fs_keyed_batch_new(&b, &z, 1), FS_EINVAL);
+    assert_int_equal(fs_keyed_batch_new(NULL, &z, 1), FS_EINVAL);
+    assert_int_equal(fs_keyed_batch_new(&b, NULL, 1), FS_EINVAL);
+    fs_keyed_batch_free(NULL);
 }
 
 /* Large n: a sample of positions maps into [0, n), back by the inverse,
@@ -329,6 +455,7 @@ int main(void)
         cmocka_unit_test(bijection_every_n_to_2000),
         cmocka_unit_test(bijection_powers_of_two),
         cmocka_unit_test(bijection_sampled_large),
+        cmocka_unit_test(batch_matches_single),
         cmocka_unit_test(errors_and_edges),
         cmocka_unit_test(golden),
         cmocka_unit_test(all_orders_5_and_6),
