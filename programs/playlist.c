@@ -336,7 +336,8 @@ static void entry_field(const pl_list *l, size_t i, int f, size_t *b,
 }
 
 /* The weights in field f of a TSV list, or dies naming the line.  A weight
- * is a decimal number >= 0 (0: the item is never played). */
+ * is what strtod reads (docs/stream.md §6: decimal or hexadecimal), finite
+ * and >= 0 (0: the item is never played). */
 static double *read_weights(const pl_list *l, const char *file, int f,
                             const char *field)
 {
@@ -357,13 +358,10 @@ static double *read_weights(const pl_list *l, const char *file, int f,
         char *end;
         errno = 0;
         w[i] = strtod(text, &end);
-        /* decimal only: strtod also takes hex (0x10), inf and nan */
         if (end == text || *end != '\0' || e - b >= sizeof text ||
-            strspn(text, "0123456789.eE+-") != len || !isfinite(w[i]) ||
-            !(w[i] >= 0))
+            !isfinite(w[i]) || !(w[i] >= 0))
             cli_die(CLI_FAIL, "%s:%zu: invalid weight '%s': must be a "
-                    "decimal number, 0 or more", file, l->entry[i].line,
-                    text);
+                    "number, 0 or more", file, l->entry[i].line, text);
         any |= w[i] > 0;
     }
     if (!any)

@@ -293,9 +293,9 @@ resum() {
     printf 'path\trating\na\t1\nb\tx\n' > "$D/bad.tsv"
     run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
     [ "$status" -eq 1 ]
-    [ "$stderr" = "fairshuf: $D/bad.tsv:3: invalid weight 'x': must be a decimal number, 0 or more" ]
+    [ "$stderr" = "fairshuf: $D/bad.tsv:3: invalid weight 'x': must be a number, 0 or more" ]
     [ -z "$output" ]
-    for v in -1 nan inf 0x10 1e; do
+    for v in -1 nan inf 1e; do
         printf 'path\trating\na\t%s\n' "$v" > "$D/bad.tsv"
         run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
         [ "$status" -eq 1 ]

@@ -296,6 +296,16 @@ library() {
     run "$B" playlist "$D/bom.tsv" --weights=rating --seed=b
     [ "$status" -eq 0 ]
     [ "${#lines[@]}" -eq 3 ]
+    # the same through the reference implementation of docs/stream.md §6
+    [ "$(python3 "$BATS_TEST_DIRNAME/stream_spec.py" run playlist "$D/bom.tsv" --weights=rating --seed=b)" = "$output" ]
+    # a hexadecimal weight is what C reads (stream.md §6): 0x10 is 16
+    printf 'path\trating\na\t0x10\nb\t1e-300\n' > "$D/hex.tsv"
+    for s in 1 2 3 4 5; do
+        [ "$("$B" playlist "$D/hex.tsv" --weights=rating --seed=$s | sed -n 2p | cut -f1)" = a ]
+    done
+    # weight 0 left out: the binary and the reference agree
+    printf 'path\trating\na\t1\nz\t0\nb\t2\nc\t0x1p-2\n' > "$D/zero.tsv"
+    [ "$(python3 "$BATS_TEST_DIRNAME/stream_spec.py" run playlist "$D/zero.tsv" --weights=rating --seed=z --cycles=3)" = "$("$B" playlist "$D/zero.tsv" --weights=rating --seed=z --cycles=3)" ]
     # plain list without a header: the mark is printed first, once
     printf '\xef\xbb\xbfone\ntwo\n' > "$D/bom.txt"
     [ "$("$B" playlist "$D/bom.txt" --seed=b | head -c 3 | od -An -tx1 | tr -d ' ')" = efbbbf ]
