@@ -9,6 +9,7 @@
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fairshuf/weighted.h"
@@ -139,7 +140,89 @@ typedef struct step_opts {
     const double *weight;
     char **operands; /* queue's items */
     int noperands;
+    const char *field_name; /* --spread/--weights FIELD */
+    const char *format;     /* --format */
 } step_opts;
+
+static int list_field(const pl_list *l, const char *file, const char *opt,
+                      const char *field);
+static double *read_weights(const pl_list *l, const char *file, int f,
+                            const char *field);
+static uint64_t *read_groups(const pl_list *l, int f);
+
+/* The ids of the list's items under the player's key. */
+static uint64_t *list_ids(const fs_player *p, const pl_list *l)
+{
+    const char **text = malloc(l->n * sizeof *text);
+    size_t *len = malloc(l->n * sizeof *len);
+    uint64_t *ids = malloc(l->n * sizeof *ids);
+    if (text == NULL || len == NULL || ids == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (size_t i = 0; i < l->n; i++)
+        item_line(l, i, &text[i], &len[i]);
+    cli_check(fs_player_item_ids(p, l->n, text, len, ids), "state");
+    free(text);
+    free(len);
+    return ids;
+}
+
+/* The copy of the list a state was saved with: STATE.list-HEX16 (the
+ * first 16 hex digits of the list's SHA-256), beside the state. */
+static char *copy_name(const char *state, const uint8_t fp[32])
+{
+    char hex[65];
+    fs_hex_encode(fp, 32, hex);
+    size_t len = strlen(state);
+    char *name = malloc(len + 6 + 16 + 1);
+    if (name == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    memcpy(name, state, len);
+    memcpy(name + len, ".list-", 6);
+    memcpy(name + len + 6, hex, 16);
+    name[len + 22] = '\0';
+    return name;
+}
+
+/* The list changed since the state was saved: gives the player the list
+ * it was saved with (its copy), so that it can tell what was played. */
+static void saved_list(fs_player *p, const step_opts *so, const char *state,
+                       const pl_list *l, const uint8_t fp[32])
+{
+    char *name = copy_name(state, fp);
+    if (access(name, F_OK) != 0) {
+        free(name);
+        return; /* fs_player_set_list() says whether it was needed */
+    }
+    static const char *const formats[] = {"plain", "m3u", "tsv"};
+    pl_list old;
+    pl_list_read(&old, name, formats[l->format]);
+    if (memcmp(old.fingerprint, fp, 32) != 0)
+        cli_die(CLI_FAIL, "%s: the copy of the list is damaged (its SHA-256 "
+                "differs; --force-new starts over)", name);
+    uint64_t *g = NULL;
+    double *w = NULL;
+    if (so->order != FS_PLAYER_PLAIN) {
+        int f = list_field(&old, name, so->order == FS_PLAYER_WEIGHTS
+                                           ? "weights" : "spread",
+                           so->field_name);
+        if (so->order == FS_PLAYER_WEIGHTS)
+            w = read_weights(&old, name, f, so->field_name);
+        else
+            g = read_groups(&old, f);
+    }
+    uint64_t *ids = list_ids(p, &old);
+    int rc = fs_player_set_list(p, old.n, ids, fp, g, w, NULL);
+    if (rc == FS_EINVAL)
+        cli_die(CLI_FAIL, "%s: not a fairshuf playlist state (it does not "
+                "fit its list; --force-new starts over)", so->state);
+    cli_check(rc, "state");
+    free(ids);
+    free(g);
+    free(w);
+    pl_list_free(&old);
+    free(name);
+}
+
 
 /* The player kept in so->state, fresh or loaded, checked against what
  * this run asks for. */
@@ -171,7 +254,7 @@ static fs_player *open_player(const step_opts *so, const char *state,
     fs_player_order order;
     uint64_t field;
     int version;
-    fs_player_describe(p, key, &order, &field, was, &version);
+    fs_player_describe(p, key, &order, &field, was, NULL, &version);
     if (so->seed) {
         uint8_t want[32];
         cli_check(fs_seed_to_key(so->seed, want), "seed");
@@ -190,34 +273,28 @@ static fs_player *open_player(const step_opts *so, const char *state,
     return p;
 }
 
-/* The ids of the list's items under the player's key. */
-static uint64_t *list_ids(const fs_player *p, const pl_list *l)
-{
-    const char **text = malloc(l->n * sizeof *text);
-    size_t *len = malloc(l->n * sizeof *len);
-    uint64_t *ids = malloc(l->n * sizeof *ids);
-    if (text == NULL || len == NULL || ids == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    for (size_t i = 0; i < l->n; i++)
-        item_line(l, i, &text[i], &len[i]);
-    cli_check(fs_player_item_ids(p, l->n, text, len, ids), "state");
-    free(text);
-    free(len);
-    return ids;
-}
-
 static int step(const step_opts *so, const char *action, const pl_list *l)
 {
     char *state = pl_state_lock(so->state);
-    uint8_t tag[16];
+    uint8_t tag[16], saved[32];
     file_tag(so->file, tag);
     fs_player *p = open_player(so, state, l, tag);
+    int version;
+    fs_player_describe(p, NULL, NULL, NULL, NULL, saved, &version);
+    if (version > 0 && memcmp(saved, l->fingerprint, 32) != 0)
+        saved_list(p, so, state, l, saved);
     uint64_t *ids = list_ids(p, l);
     int changed, rc = fs_player_set_list(p, l->n, ids, l->fingerprint,
                                          so->group, so->weight, &changed);
     if (rc == FS_EINVAL)
         cli_die(CLI_FAIL, "%s: not a fairshuf playlist state (it does not "
                 "fit the list; --force-new starts over)", so->state);
+    if (rc == FS_ENOTFOUND) {
+        char *name = copy_name(state, saved);
+        cli_die(CLI_FAIL, "%s: the list changed and the copy of the list the "
+                "state was saved with (%s) is missing: cannot tell what was "
+                "played (--force-new starts over)", so->state, name);
+    }
     cli_check(rc, "state");
     if (changed)
         cli_error("%s: the list changed: %zu items, the rest of this cycle "
@@ -266,7 +343,13 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
     if (text == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
     cli_check(fs_player_save(p, text, n, &n), "state");
+    /* the copy of the list first: a state never names a copy not there */
+    char *copy = copy_name(state, l->fingerprint);
+    if (access(copy, F_OK) != 0)
+        pl_copy_write(copy, l->text, l->len);
     pl_state_write(state, text, n);
+    pl_copies_prune(state, copy);
+    free(copy);
     sodium_memzero(text, n);
     free(text);
     fs_player_free(p);
@@ -543,6 +626,7 @@ int cmd_playlist(int argc, char **argv)
             g = read_groups(&l, f);
         so.order = weights ? FS_PLAYER_WEIGHTS : FS_PLAYER_SPREAD;
         so.field = name_tag(field);
+        so.field_name = field;
         so.weight = wt;
         so.group = g;
     }

@@ -51,5 +51,11 @@ char *pl_state_read(const char *path, size_t limit, size_t *len);
 /* Replaces the state file atomically with text[0..n) (temp file in the
  * same folder, fsync, rename) or dies (1), leaving the old state intact. */
 void pl_state_write(const char *path, const char *text, size_t n);
+/* The same for the copy of the list a state was saved with
+ * (STATE.list-HEX16, docs/playlist.md "The state file"). */
+void pl_copy_write(const char *path, const char *text, size_t n);
+/* Removes STATE.list-* beside the state except `keep`: older copies and
+ * crashes' leftovers (the folder is locked). */
+void pl_copies_prune(const char *state, const char *keep);
 
 #endif

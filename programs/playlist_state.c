@@ -4,6 +4,7 @@
  * any point leaves either the old or the new state, never a mix.  The
  * folder is locked for the whole run, so players sharing a state take
  * turns. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -138,7 +139,8 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-void pl_state_write(const char *path, const char *text, size_t n)
+static void write_file(const char *path, const char *text, size_t n,
+                       int hook)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
@@ -154,7 +156,7 @@ void pl_state_write(const char *path, const char *text, size_t n)
     int bad = 0;
     /* Test hook (tests/cli/playlist.bats): stop half-way through the write
      * so that a test can kill the process there. */
-    if (getenv("FAIRSHUF_TEST_STOP_IN_STATE_WRITE")) {
+    if (hook && getenv("FAIRSHUF_TEST_STOP_IN_STATE_WRITE")) {
         bad = write_all(fd, text, n / 2) != 0 || fsync(fd) != 0;
         raise(SIGSTOP);
         bad = bad || write_all(fd, text + n / 2, n - n / 2) != 0;
@@ -172,4 +174,42 @@ void pl_state_write(const char *path, const char *text, size_t n)
     }
     pending_done();
     free(tmp);
+}
+
+void pl_state_write(const char *path, const char *text, size_t n)
+{
+    write_file(path, text, n, 1);
+}
+
+void pl_copy_write(const char *path, const char *text, size_t n)
+{
+    write_file(path, text, n, 0);
+}
+
+void pl_copies_prune(const char *state, const char *keep)
+{
+    char *copy = strdup(state), *copy2 = strdup(state);
+    if (copy == NULL || copy2 == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    const char *dir = dirname(copy), *base = basename(copy2);
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    const char *keep_base = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, base, blen) != 0 ||
+            strncmp(e->d_name + blen, ".list-", 6) != 0 ||
+            strcmp(e->d_name, keep_base) == 0)
+            continue;
+        char *name = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (name == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        sprintf(name, "%s/%s", dir, e->d_name);
+        unlink(name); /* an older copy, or a crash's leftover */
+        free(name);
+    }
+    if (d)
+        closedir(d);
+    free(copy);
+    free(copy2);
 }

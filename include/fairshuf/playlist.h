@@ -158,10 +158,13 @@ FS_API int fs_spread_order(const uint64_t *group, size_t n, uint64_t *order,
  *
  * Items are the indices 0..n-1 of the list last given to
  * fs_player_set_list(); a player needs a list before any step.  The state
- * holds the ids of the positions of the current cycle the player has
- * passed (16 bytes each, reset at each cycle; docs/playlist.md explains
- * why and what it costs), the queue and up to 64 ids of the previous
- * cycle's end.  Not thread-safe: one player, one thread at a time. */
+ * is a small constant (under 512 bytes) plus 16 bytes per queued item, per
+ * id of the window rule (at most 64) and per position of the current
+ * cycle that an edit, a queue or seek_item "froze" (the positions passed
+ * when it happened); the other positions passed are worked out from the
+ * list the state was saved with -- so after an edit made between save and
+ * load the player needs that list once (fs_player_set_list()).  Not
+ * thread-safe: one player, one thread at a time. */
 typedef struct fs_player fs_player;
 
 typedef enum {
@@ -193,11 +196,13 @@ FS_API int fs_player_load(fs_player **out, const char *text, size_t len,
 FS_API void fs_player_free(fs_player *p);
 
 /* What a loaded state was made with: its key (for fs_player_item_ids()
- * and a seed check), order, field tag, list tag (zeros for format 1) and
- * the state's format version (0: one line, 1, 2). */
+ * and a seed check), order, field tag, list tag (zeros for format 1), the
+ * fingerprint of the list it was saved with, and the state's format
+ * version (0: one line, 1, 2).  Any pointer may be NULL. */
 FS_API void fs_player_describe(const fs_player *p, uint8_t key[32],
                                fs_player_order *order, uint64_t *field,
-                               uint8_t tag[16], int *version);
+                               uint8_t tag[16], uint8_t fingerprint[32],
+                               int *version);
 
 /* The ids of a list's items: fs_playlist_item_id() under the player's key
  * of text[i] (len[i] bytes), the k-th item with equal text getting
@@ -214,9 +219,14 @@ FS_API int fs_player_item_ids(const fs_player *p, size_t n,
  * changed: the positions of this cycle already passed stay, the rest of
  * the cycle is the new list's items not among them (added ones later in
  * it, removed ones skipped, nothing replayed), *changed = 1 (may be
- * NULL).  A state of an older fairshuf without the record starts over on
- * the new list.  Errors: FS_EINVAL (bad arrays, a record that does not
- * fit the list: a damaged state), FS_ENOMEM.  O(n log n). */
+ * NULL).  The positions passed are worked out from the list the player
+ * had: after fs_player_load(), if the list changed since the save, first
+ * give it the list it was saved with (the fingerprint fs_player_describe()
+ * gives), then the new one; without that, FS_ENOTFOUND (nothing changed)
+ * when the state has positions it did not write down.  A state of an
+ * older fairshuf without the record starts over on the new list.  Errors:
+ * FS_EINVAL (bad arrays, a record that does not fit the list: a damaged
+ * state), FS_ENOTFOUND, FS_ENOMEM.  O(n log n). */
 FS_API int fs_player_set_list(fs_player *p, size_t n, const uint64_t *ids,
                               const uint8_t fingerprint[32],
                               const uint64_t *group, const double *weight,

@@ -84,8 +84,11 @@ int fs_player_create(fs_player **out, const uint8_t key[32], uint32_t window,
 
 void fs_player_describe(const fs_player *p, uint8_t key[32],
                         fs_player_order *order, uint64_t *field,
-                        uint8_t tag[16], int *version)
+                        uint8_t tag[16], uint8_t fingerprint[32],
+                        int *version)
 {
+    if (fingerprint)
+        memcpy(fingerprint, p->pl.fingerprint, 32);
     if (key)
         memcpy(key, p->pl.key, 32);
     if (order)
@@ -191,26 +194,48 @@ static void sync_step(fs_player *p)
 {
     uint64_t c, pos;
     fs_playlist_position(&p->pl, &c, &pos);
-    if (c != p->cycle)
+    if (c != p->cycle) {
         p->ids.len = 0;
+        p->passed = 0;
+    }
     p->cycle = c;
     p->at = p->pl.step ? pos + 1 : 0;
 }
 
-/* The positions passed (up to at) recorded by identity. */
+/* The positions passed so far: at most `passed`, at least `at`. */
 static int record_passed(fs_player *p)
 {
-    while (p->ids.len < p->at) {
-        uint64_t k = p->ids.len, id;
-        if (array_cycle(p) && k < p->frozen) {
-            id = p->ids.id[k];
-        } else {
-            int64_t item;
-            int rc = order_at(p, k, &item);
-            if (rc != FS_OK)
-                return rc;
-            id = p->lid[item];
-        }
+    if (p->passed < p->at)
+        p->passed = p->at;
+    return FS_OK;
+}
+
+/* The id of position k of the current cycle (k < passed), from the list
+ * the positions were worked out with. */
+static int position_id(const fs_player *p, uint64_t k, uint64_t *id)
+{
+    if (k < p->ids.len) {
+        *id = p->ids.id[k];
+        return FS_OK;
+    }
+    int64_t item;
+    int rc = order_at(p, k, &item);
+    if (rc == FS_OK && item < 0)
+        rc = FS_EINVAL; /* positions past the frozen ones are present */
+    if (rc == FS_OK)
+        *id = p->lid[item];
+    return rc;
+}
+
+/* Writes down the ids of every position passed (needs the list the
+ * positions were worked out with). */
+static int materialize(fs_player *p)
+{
+    while (p->ids.len < p->passed) {
+        uint64_t id;
+        int rc = position_id(p, p->ids.len, &id);
+        if (rc != FS_OK)
+            return rc;
         if (fs__ids_push(&p->ids, id) != FS_OK)
             return FS_ENOMEM;
     }
@@ -339,14 +364,22 @@ static int new_cycle(fs_player *p)
         return FS_ERANGE;
     p->avoid.len = 0;
     if (p->order != FS_PLAYER_PLAIN)
-        for (uint64_t k = at > w ? at - w : 0; k < at && k < p->ids.len; k++)
-            if (fs__ids_push(&p->avoid, p->ids.id[k]) != FS_OK)
+        for (uint64_t k = at > w ? at - w : 0; k < at; k++) {
+            uint64_t id;
+            int rc = position_id(p, k, &id);
+            if (rc == FS_EINVAL)
+                continue; /* removed from the list: nothing to avoid */
+            if (rc != FS_OK)
+                return rc;
+            if (fs__ids_push(&p->avoid, id) != FS_OK)
                 return FS_ENOMEM;
+        }
     p->pl.step = (c + 1) * p->pl.n;
     p->cycle = c + 1;
     p->at = 0;
     p->frozen = 0;
     p->ids.len = 0;
+    p->passed = 0;
     p->base = c + 1;
     return array_cycle(p) ? compute_rest(p) : FS_OK;
 }
@@ -379,6 +412,16 @@ int fs_player_set_list(fs_player *p, size_t n, const uint64_t *ids,
     }
     if (changed)
         *changed = 0;
+    if (!p->fresh && p->present &&
+        (p->pl.n != n || memcmp(p->pl.fingerprint, fingerprint, 32))) {
+        /* the list changed: the positions passed are written down from
+         * the list they were worked out with, which the player must have */
+        if (p->lid == NULL && p->passed > p->ids.len)
+            return FS_ENOTFOUND;
+        int rc = p->lid ? materialize(p) : FS_OK;
+        if (rc != FS_OK)
+            return rc;
+    }
     free_list(p);
     p->lid = malloc(n * sizeof *p->lid);
     p->sorted = malloc(n * sizeof *p->sorted);
@@ -441,9 +484,10 @@ int fs_player_set_list(fs_player *p, size_t n, const uint64_t *ids,
         if (rc != FS_OK)
             return rc;
         memcpy(p->pl.fingerprint, fingerprint, 32);
-        if (p->ids.len == 0) {
+        if (p->passed == 0) {
             p->pl.step = p->cycle * n;
             p->frozen = 0;
+            p->ids.len = 0;
         } else {
             p->frozen = p->ids.len;
             p->base = p->cycle;
@@ -473,14 +517,15 @@ static int play_queued(fs_player *p, size_t *item, int *played)
         int64_t i = find_id(p, id);
         if (i < 0)
             continue; /* removed from the list since */
-        int rc = record_passed(p);
+        record_passed(p);
+        int rc = materialize(p);
         if (rc != FS_OK)
             return rc;
         if (!array_cycle(p))
             p->base = p->cycle;
         if (fs__ids_insert(&p->ids, p->at, id) != FS_OK)
             return FS_ENOMEM;
-        p->frozen = p->ids.len;
+        p->frozen = p->passed = p->ids.len;
         p->at++;
         *item = (size_t)i;
         *played = 1;
@@ -601,6 +646,7 @@ int fs_player_seek_item(fs_player *p, size_t item)
         return FS_ENOMEM;
     p->frozen = 1;
     p->at = 1;
+    p->passed = 1;
     p->base = p->cycle;
     return compute_rest(p);
 }

@@ -24,6 +24,9 @@ struct fs_player {
     uint64_t field;
     uint32_t window_asked; /* fresh players: the window to init with */
     uint64_t cycle, at, frozen, base;
+    uint64_t passed; /* positions of the cycle passed (>= at, >= frozen) */
+    /* ids.id[0..frozen) are saved; ids.id[frozen..ids.len) are positions
+     * worked out from the list (saved list only: they are not saved) */
     fs_ids ids, avoid, queue;
     /* the list (not saved) */
     size_t n;

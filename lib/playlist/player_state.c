@@ -126,6 +126,8 @@ static int parse_record(const char *s, fs_player *p)
     if (num(&s, "cycle=", &p->cycle) || num(&s, "at=", &p->at) ||
         num(&s, "frozen=", &p->frozen) || num(&s, "base=", &p->base))
         return -1;
+    if (p->version == 2 && num(&s, "passed=", &p->passed))
+        return -1;
     if (p->version == 2 && ((rc = id_list(&s, "avoid=", &p->avoid, 0)) ||
                             (rc = id_list(&s, "queue=", &p->queue, 0))))
         return rc;
@@ -135,8 +137,14 @@ static int parse_record(const char *s, fs_player *p)
         return -1;
     if (*s != '\n' && *s != '\0')
         return -1;
-    if (p->frozen > p->ids.len || p->at > p->ids.len + 1 ||
-        p->avoid.len > FS_PLAYLIST_WINDOW_MAX)
+    if (p->version == 1) /* format 1 recorded every position passed */
+        p->passed = p->ids.len > p->at ? p->ids.len : p->at;
+    if (p->frozen > p->ids.len || p->at > p->passed ||
+        p->frozen > p->passed || p->avoid.len > FS_PLAYLIST_WINDOW_MAX)
+        return -1;
+    /* format 1 saved every position passed; format 2 only the frozen ones
+     * (the others are worked out from the list) */
+    if (p->version == 1 ? p->at > p->ids.len + 1 : p->ids.len != p->frozen)
         return -1;
     p->present = 1;
     return 0;
@@ -248,7 +256,7 @@ int fs_player_save(const fs_player *p, char *out, size_t cap, size_t *len)
     if (p == NULL || len == NULL || (out == NULL && cap > 0) || p->n == 0)
         return FS_EINVAL;
     size_t need = FS_PLAYLIST_STATE_MAX + 256 +
-                  16 * (p->ids.len + p->avoid.len + p->queue.len) + 64;
+                  16 * (p->frozen + p->avoid.len + p->queue.len) + 64;
     char *text = malloc(need);
     if (text == NULL)
         return FS_ENOMEM;
@@ -266,14 +274,18 @@ int fs_player_save(const fs_player *p, char *out, size_t cap, size_t *len)
                                                            : "weights",
                               (unsigned long long)p->field);
     n += (size_t)snprintf(text + n, need - n,
-                          " cycle=%llu at=%llu frozen=%llu base=%llu ",
+                          " cycle=%llu at=%llu frozen=%llu base=%llu "
+                          "passed=%llu ",
                           (unsigned long long)p->cycle,
                           (unsigned long long)p->at,
                           (unsigned long long)p->frozen,
-                          (unsigned long long)p->base);
+                          (unsigned long long)p->base,
+                          (unsigned long long)p->passed);
     n = put_ids(text, n, "avoid=", &p->avoid);
     n = put_ids(text, n, " queue=", &p->queue);
-    n = put_ids(text, n, " ids=", &p->ids);
+    fs_ids frozen = p->ids; /* only the frozen positions are saved */
+    frozen.len = (size_t)p->frozen;
+    n = put_ids(text, n, " ids=", &frozen);
     text[n++] = '\n';
     uint8_t sum[16];
     crypto_generichash(sum, 16, (const unsigned char *)text, n, NULL, 0);

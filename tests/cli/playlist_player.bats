@@ -314,3 +314,30 @@ library() {
     printf 'one\r\ntwo\r\n' > "$D/crlf.txt"
     [ "$("$B" playlist "$D/crlf.txt" --seed=c | od -c | grep -c '\\r')" -eq 0 ]
 }
+
+@test "the state does not grow with the cycle; the copy of the list is kept beside it, one at a time" {
+    seq 1 3000 | sed 's/^/track/' > "$D/big.txt"
+    L=$D/big.txt S=$D/st
+    "$B" playlist "$L" --seed=sz --state="$S" next > /dev/null
+    small=$(stat -c %s "$S")
+    "$B" playlist "$L" --state="$S" seek=2980 > /dev/null
+    steps 50 > /dev/null # across the cycle's end
+    grep -q "cycle=1 " "$S"
+    [ "$(stat -c %s "$S")" -le $((small + 32)) ]
+    [ "$small" -lt 600 ]
+    [ "$(ls "$D"/st.list-* | wc -l)" -eq 1 ]
+    cmp "$L" "$D"/st.list-*
+    # an edit: the copy tells what was played; then the copy follows the list
+    echo track3001 >> "$L"
+    steps 1 2> /dev/null > /dev/null
+    [ "$(ls "$D"/st.list-* | wc -l)" -eq 1 ]
+    cmp "$L" "$D"/st.list-*
+    # the copy missing when it is needed: a clear error, the state kept
+    echo track3002 >> "$L"
+    rm "$D"/st.list-*
+    before=$(cat "$S")
+    run --separate-stderr "$B" playlist "$L" --state="$S" next
+    [ "$status" -eq 1 ]
+    [[ $stderr == *"copy of the list"*"is missing"*"--force-new"* ]]
+    [ "$(cat "$S")" = "$before" ]
+}

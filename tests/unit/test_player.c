@@ -36,6 +36,13 @@ static fs_player *player(size_t n, fs_player_order order,
     return p;
 }
 
+/* Saves and loads p; gives it its list again first (the one it was saved
+ * with, which a player needs to tell what was played if the list changed),
+ * then the new one. */
+static const uint64_t *saved_ids, *saved_group;
+static size_t saved_n;
+static const uint8_t *saved_fp;
+
 static fs_player *reload(fs_player *p, size_t n, const uint64_t *ids,
                          const uint8_t *fp, const uint64_t *group,
                          const double *weight, int *changed)
@@ -48,8 +55,19 @@ static fs_player *reload(fs_player *p, size_t n, const uint64_t *ids,
     const char *why;
     assert_int_equal(fs_player_load(&p, text, len, &why), FS_OK);
     free(text);
+    if (saved_ids && memcmp(saved_fp, fp, 32) != 0) {
+        /* without the saved list the player cannot tell what was played */
+        assert_int_equal(fs_player_set_list(p, n, ids, fp, group, weight,
+                                            changed), FS_ENOTFOUND);
+        assert_int_equal(fs_player_set_list(p, saved_n, saved_ids, saved_fp,
+                                            saved_group, weight, NULL), FS_OK);
+    }
     assert_int_equal(fs_player_set_list(p, n, ids, fp, group, weight, changed),
                      FS_OK);
+    saved_ids = ids;
+    saved_n = n;
+    saved_fp = fp;
+    saved_group = group;
     return p;
 }
 
@@ -197,6 +215,10 @@ static void edits_replay_nothing(void **s)
             group[i] = i % 4;
         fs_player *p = player(n, (fs_player_order)order, order ? group : NULL,
                               NULL);
+        saved_ids = ids;
+        saved_n = n;
+        saved_fp = fp1;
+        saved_group = order ? group : NULL;
         uint64_t played[50];
         size_t m = 0;
         for (int k = 0; k < 12; k++)
@@ -236,6 +258,7 @@ static void edits_replay_nothing(void **s)
         assert_int_equal(changed, 0);
         (void)fp3;
         fs_player_free(p);
+        saved_ids = NULL;
     }
 }
 
