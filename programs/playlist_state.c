@@ -1,9 +1,9 @@
 /* playlist_state.c -- the player's state file (the text of
- * fs_player_save(), <fairshuf/playlist.h>): read with a size bound, never
- * from a non-regular file; replaced atomically: a temp file in the same folder, fsync, rename.  A crash at
- * any point leaves either the old or the new state, never a mix.  The
- * folder is locked for the whole run, so players sharing a state take
- * turns. */
+ * fs_player_save(), <fairshuf/playlist.h>) and the copy of its list: read
+ * with a size bound, never from a non-regular file; replaced atomically:
+ * a temp file in the same folder, fsync, rename.  A crash at any point
+ * leaves either the old or the new state, never a mix.  The folder is
+ * locked for the whole run, so players sharing a state take turns. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -27,10 +27,10 @@
  * rule deliberately changes the first 2w positions of cycles after the
  * first.  Changed lists: fs_playlist_item_id() and fs_playlist_rest()
  * (below) give items identities and the keyed order of the rest of a
- * cycle after a change; `fairshuf playlist --state` keeps the ids of the
- * cycle's passed positions in its state file, so that no item played in
- * the cycle is played again, added items come later in it and removed
- * ones are skipped (docs/playlist.md "Changed lists").
+ * cycle after a change; fs_player (further below, what `fairshuf playlist
+ * --state` runs) uses them so that no item played in the cycle is played
+ * again, added items come later in it and removed ones are skipped
+ * (docs/playlist.md "Changed lists").
  */
 #ifndef FAIRSHUF_PLAYLIST_H
 #define FAIRSHUF_PLAYLIST_H
