@@ -4,8 +4,9 @@
 #   1. bench/player.c: fs_player_next() median, state size, and one step
 #      as a program keeping its state in a file pays it;
 #   2. `fairshuf playlist FILE --state=S next` end to end on a 10^6-line
-#      list (reads and hashes the list each time), at a cycle's start and
-#      after S has passed half of it.
+#      list (reads and hashes the list each time): the first step (a new
+#      state, which also writes the copy of the list) and a step half-way
+#      through the cycle.
 # Usage: bench/player.sh [BUILD] [N]   (run `make` first)
 set -eu
 BUILD=${1:-${BUILD:-build}}
@@ -31,6 +32,7 @@ step() {
     sort -n "$tmp/times" | sed -n 3p | awk -v w="$1" -v sz="$(stat -c %s "$tmp/s")" \
         '{ printf "%-8s wall %.2f s, CPU %.2f s, state %d bytes\n", w, $1, $2 + $3, sz }'
 }
-step start
-"$F" playlist "$tmp/list.txt" --seed=bench --state="$tmp/s.middle" seek=$((N / 2)) > /dev/null
+step start # a new state: also writes the copy of the list (S.list-*)
+"$F" playlist "$tmp/list.txt" --seed=bench --state="$tmp/s" seek=$((N / 2)) > /dev/null
+cp "$tmp/s" "$tmp/s.middle" # S.list-* stays: the same list
 step middle
