@@ -25,7 +25,7 @@ seq 1 "$N" | sed 's|^|/music/artist/album/track-|; s|$|.flac|' > "$tmp/list.txt"
 TIMEFORMAT='%R %U %S'
 step() {
     for _ in 1 2 3 4 5; do
-        if [ -f "$tmp/s.$1" ]; then cp "$tmp/s.$1" "$tmp/s"; else rm -f "$tmp/s"; fi
+        if [ -f "$tmp/s.$1" ]; then cp "$tmp/s.$1" "$tmp/s"; else rm -f "$tmp/s" "$tmp"/s.list-*; fi
         { time "$F" playlist "$tmp/list.txt" --seed=bench --state="$tmp/s" next > /dev/null; } 2> "$tmp/t"
         cat "$tmp/t"
     done > "$tmp/times"
