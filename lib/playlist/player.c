@@ -195,8 +195,9 @@ static void sync_step(fs_player *p)
     uint64_t c, pos;
     fs_playlist_position(&p->pl, &c, &pos);
     if (c != p->cycle) {
+        /* back into an earlier cycle (prev): all of it was passed */
         p->ids.len = 0;
-        p->passed = 0;
+        p->passed = c < p->cycle && p->cycle != UINT64_MAX ? p->pl.n : 0;
     }
     p->cycle = c;
     p->at = p->pl.step ? pos + 1 : 0;
