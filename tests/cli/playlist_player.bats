@@ -114,6 +114,16 @@ library() {
         [ "$(echo "$blk" | sorted)" = "$(tail -n +2 "$L" | cut -f1 | grep -vx zero | sorted)" ]
         [ "$(echo "$blk" | head -1)" = big ]
     done
+    # after an edit mid-cycle: each song of the new list once, weight 0 never
+    steps 4 --weights=rating > "$D/played"
+    gone=$(comm -23 <(tail -n +2 "$L" | cut -f1 | grep -vx zero | sort) <(cut -f1 "$D/played" | sort) | head -2)
+    awk -F'\t' -v g="$(echo $gone)" 'BEGIN { split(g, a, " "); for (k in a) out[a[k]] = 1 } !($1 in out)' "$L" > "$D/new"
+    [ "$(wc -l < "$D/new")" -eq 11 ]
+    printf 'new1\t2\nzero2\t0\n' >> "$D/new"
+    mv "$D/new" "$L"
+    steps 6 --weights=rating 2> /dev/null > "$D/rest"
+    [ "$(cat "$D/played" "$D/rest" | cut -f1 | sorted)" = "$(tail -n +2 "$L" | cut -f1 | grep -v '^zero' | sorted)" ]
+    ! grep -q '^zero' "$D/rest"
     # stateless too: weight 0 never printed; every weight 0 is an error
     [ "$("$B" playlist "$L" --weights=rating --seed=1 --cycles=3 | grep -c zero)" -eq 0 ]
     printf 'path\trating\na\t0\n' > "$D/z.tsv"
