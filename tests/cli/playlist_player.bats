@@ -171,12 +171,14 @@ library() {
     L=$D/list.txt S=$D/st
     steps 4 --seed=si > /dev/null
     [ "$("$B" playlist "$L" --state="$S" seek-item=song7)" = song7 ]
+    grep -q ' cycle=1 at=1 ' "$S" # the next cycle, not this one again
     steps 19 > "$D/rest"
     [ "$(cat <(echo song7) "$D/rest" | sorted)" = "$(sorted < "$L")" ]
     [ "$(steps 20 | sorted)" = "$(sorted < "$L")" ]
     # on a fresh state: the first cycle opens with the song
     S=$D/fresh
     [ "$("$B" playlist "$L" --seed=f --state="$S" seek-item=song3)" = song3 ]
+    grep -q ' cycle=0 at=1 ' "$S" # nothing of cycle 0 played: it opens it
     steps 3 > "$D/three"
     back=$(for i in 1 2 3; do "$B" playlist "$L" --state="$S" prev; done)
     [ "$back" = "$(printf '%s\n' "$(sed -n 2p "$D/three")" "$(sed -n 1p "$D/three")" song3)" ]
