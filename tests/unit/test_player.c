@@ -288,6 +288,13 @@ static unsigned player_adjacency(fs_player_order order, const uint64_t *group)
         assert_true(seen_once(cyc[c], 100, 100));
         adj += adjacent(group, cyc[c], 100);
     }
+    /* each cycle its own order (beyond the first 2w the window rule moves) */
+    for (int c = 0; c < 2; c++) {
+        unsigned same = 0;
+        for (size_t k = 20; k < 100; k++)
+            same += cyc[c][k] == cyc[c + 1][k];
+        assert_true(same < 40);
+    }
     /* the window rule (w = 10) at both cycle ends */
     for (int c = 0; c < 2; c++)
         for (size_t a = 90; a < 100; a++)
