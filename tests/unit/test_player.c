@@ -16,6 +16,7 @@
 
 #include "fairshuf.h"
 #include "fairshuf/playlist.h"
+#include "support/library.h"
 
 static const uint8_t key[32] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const uint8_t fp1[32] = {1}, fp2[32] = {2}, fp3[32] = {3};
@@ -330,6 +331,145 @@ static void spread_three_cycles(void **s)
     assert_true(10 * plain > 11 * stateless); /* the control fails it */
 }
 
+/* The expected adjacent same-group pairs of a uniformly shuffled line of
+ * the n items group[idx[0..n)]: sum over groups of c(c-1)/n. */
+static double plain_expectation(const uint64_t *group, const size_t *idx,
+                                size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += group[idx[j]] == group[idx[i]];
+        sum += (double)(c - 1) / n; /* each of the c items adds (c-1)/n */
+    }
+    return sum;
+}
+
+/* Adjacent pairs of fs_spread_order (the stateless order) over the items
+ * idx[0..n), for the same item set. */
+static unsigned stateless_adjacency(const uint64_t *group, const size_t *idx,
+                                    size_t n, fs_rng *rng)
+{
+    uint64_t *g = malloc(n * sizeof *g), *order = malloc(n * sizeof *order);
+    size_t *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        g[i] = group[idx[i]];
+    assert_int_equal(fs_spread_order(g, n, order, rng), FS_OK);
+    for (size_t i = 0; i < n; i++)
+        x[i] = idx[order[i]];
+    unsigned a = adjacent(group, x, n);
+    free(g);
+    free(order);
+    free(x);
+    return a;
+}
+
+/* The realistic library (support/library.c, test_spread.c's: 120 of 300
+ * songs by one artist, a Zipf tail of 40): 100 songs of cycle 0, then 20
+ * songs not played yet removed and 30 added (10 by the big artist, 20 by
+ * 5 new ones), the rest of cycle 0 and 2 more cycles.  Each cycle is its
+ * list's songs once.  Spread quality = the share of a plain shuffle's
+ * expected adjacent same-artist pairs an order avoids; the player's is
+ * within 10% of the stateless order's (fs_spread_order on each cycle's
+ * song set), and the plain player, the control, is not. */
+static double realistic_quality(fs_player_order order, double *stateless_q)
+{
+    enum { N0 = LIBRARY_N, N1 = LIBRARY_N - 20 + 30 };
+    uint64_t group[N0], ids0[N0], ids1[N1], g1[N1];
+    library_artists(group);
+    for (size_t i = 0; i < N0; i++)
+        ids0[i] = 1000 + i;
+    fs_player *p = player(N0, order, order ? group : NULL, NULL);
+    saved_ids = ids0;
+    saved_n = N0;
+    saved_fp = fp1;
+    saved_group = order ? group : NULL;
+    size_t cyc0[N1 + 100], m = 0;
+    unsigned char played[N0] = {0};
+    for (; m < 100; m++)
+        played[cyc0[m] = next(p)] = 1;
+    /* the new list: the old minus 20 unplayed (every 7th), plus 30 new */
+    size_t nn = 0, removed = 0, old_of[N1];
+    for (size_t i = 0; i < N0; i++) {
+        if (!played[i] && i % 7 == 0 && removed < 20) {
+            removed++;
+            continue;
+        }
+        old_of[nn] = i;
+        g1[nn] = group[i];
+        ids1[nn++] = ids0[i];
+    }
+    assert_true(removed == 20);
+    for (size_t k = 0; k < 30; k++) {
+        old_of[nn] = SIZE_MAX;
+        g1[nn] = k < 10 ? 0 : 41 + (k - 10) / 4;
+        ids1[nn++] = 5000 + k;
+    }
+    assert_true(nn == N1);
+    int changed;
+    p = reload(p, N1, ids1, fp2, order ? g1 : NULL, NULL, &changed);
+    assert_int_equal(changed, 1);
+    /* cycle 0 goes on: the new list's songs not played yet (210), each
+     * once, none of the 100 played; its songs in the new list's groups */
+    uint64_t gall[N1 + 100]; /* group of cyc0[k] (old index, then new) */
+    size_t idx[N1 + 100];
+    for (size_t k = 0; k < 100; k++) {
+        gall[k] = group[cyc0[k]];
+        idx[k] = k;
+    }
+    size_t rest = N1 - 100; /* none of the 100 played was removed */
+    unsigned char seen[N1] = {0};
+    for (size_t k = 0; k < rest; k++, m++) {
+        size_t x = next(p);
+        assert_true(x < N1 && !seen[x]);
+        seen[x] = 1;
+        assert_true(old_of[x] == SIZE_MAX || !played[old_of[x]]);
+        gall[m] = g1[x];
+        idx[m] = m;
+    }
+    fs_rng *rng;
+    assert_int_equal(fs_rng_new(&rng, "chacha20", "realistic-stateless"),
+                     FS_OK);
+    double plain = plain_expectation(gall, idx, m);
+    unsigned got = adjacent(gall, idx, m);
+    unsigned base = stateless_adjacency(gall, idx, m, rng);
+    /* cycles 1 and 2: the new list, each song once */
+    size_t all[N1];
+    for (size_t i = 0; i < N1; i++)
+        all[i] = i;
+    for (int c = 1; c < 3; c++) {
+        size_t x[N1];
+        for (size_t k = 0; k < N1; k++)
+            x[k] = next(p);
+        assert_true(seen_once(x, N1, N1));
+        plain += plain_expectation(g1, all, N1);
+        got += adjacent(g1, x, N1);
+        base += stateless_adjacency(g1, all, N1, rng);
+    }
+    fs_rng_free(rng);
+    fs_player_free(p);
+    saved_ids = NULL;
+    *stateless_q = 1 - base / plain;
+    print_message("realistic library, 3 cycles with an edit: %s player %u "
+                  "adjacent pairs, stateless %u, plain expectation %.1f\n",
+                  order ? "spread" : "plain", got, base, plain);
+    return 1 - got / plain;
+}
+
+static void spread_realistic_library(void **s)
+{
+    (void)s;
+    double stateless, plain_stateless;
+    double q = realistic_quality(FS_PLAYER_SPREAD, &stateless);
+    double control = realistic_quality(FS_PLAYER_PLAIN, &plain_stateless);
+    print_message("spread quality: player %.3f, stateless %.3f, plain "
+                  "player %.3f\n", q, stateless, control);
+    assert_true(stateless > 0.9);
+    assert_true(q >= 0.9 * stateless);
+    assert_false(control >= 0.9 * plain_stateless); /* the control fails */
+}
+
 static void weights_three_cycles(void **s)
 {
     (void)s;
@@ -416,6 +556,7 @@ int main(void)
         cmocka_unit_test(seek_item_starts_a_cycle),
         cmocka_unit_test(edits_replay_nothing),
         cmocka_unit_test(spread_three_cycles),
+        cmocka_unit_test(spread_realistic_library),
         cmocka_unit_test(weights_three_cycles),
         cmocka_unit_test(bad_states_refused),
     };
