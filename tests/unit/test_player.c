@@ -353,6 +353,7 @@ static unsigned stateless_adjacency(const uint64_t *group, const size_t *idx,
 {
     uint64_t *g = malloc(n * sizeof *g), *order = malloc(n * sizeof *order);
     size_t *x = malloc(n * sizeof *x);
+    assert_true(g != NULL && order != NULL && x != NULL && n > 0);
     for (size_t i = 0; i < n; i++)
         g[i] = group[idx[i]];
     assert_int_equal(fs_spread_order(g, n, order, rng), FS_OK);
