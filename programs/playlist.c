@@ -250,26 +250,16 @@ static fs_player *open_player(const step_opts *so, const char *state,
     if (rc == FS_EINVAL)
         cli_die(CLI_FAIL, "%s: %s (--force-new starts over)", so->state, why);
     cli_check(rc, "state");
-    uint8_t key[32], was[16];
-    fs_player_order order;
-    uint64_t field;
-    int version;
-    fs_player_describe(p, key, &order, &field, was, NULL, &version);
-    if (so->seed) {
-        uint8_t want[32];
+    uint8_t want[32];
+    if (so->seed)
         cli_check(fs_seed_to_key(so->seed, want), "seed");
-        if (memcmp(key, want, 32) != 0)
-            cli_die(CLI_FAIL, "%s: the state was made with another seed",
-                    so->state);
-    }
-    if (version == 2 && memcmp(was, tag, 16) != 0)
-        cli_die(CLI_FAIL, "%s: the state was made for another list, not "
-                "%s (--force-new starts over)", so->state, so->file);
-    if (version == 2 && (order != so->order || field != so->field))
-        cli_die(CLI_FAIL, "%s: the state was made with another order "
-                "(--spread or --weights differ; --force-new starts over)",
-                so->state);
-    sodium_memzero(key, sizeof key);
+    rc = fs_player_matches(p, so->seed ? want : NULL, tag, so->order,
+                           so->field, &why);
+    sodium_memzero(want, sizeof want);
+    if (rc == FS_EINVAL) /* another seed, list, or --spread/--weights */
+        cli_die(CLI_FAIL, "%s: the state was %s, not this one (--force-new "
+                "starts over)", so->state, why);
+    cli_check(rc, "state");
     return p;
 }
 

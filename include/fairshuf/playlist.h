@@ -204,6 +204,16 @@ FS_API void fs_player_describe(const fs_player *p, uint8_t key[32],
                                uint8_t tag[16], uint8_t fingerprint[32],
                                int *version);
 
+/* Whether a loaded player is the one a run asks for: made with key (NULL:
+ * any key), for the list named by tag, with order and field (as given to
+ * fs_player_create()).  FS_OK, or FS_EINVAL with *why set to static text:
+ * "made with another seed", "made for another list", "made with another
+ * order".  States of format 1 and older carry no tag or order: only the
+ * key is checked for them.  O(1). */
+FS_API int fs_player_matches(const fs_player *p, const uint8_t key[32],
+                             const uint8_t tag[16], fs_player_order order,
+                             uint64_t field, const char **why);
+
 /* The ids of a list's items: fs_playlist_item_id() under the player's key
  * of text[i] (len[i] bytes), the k-th item with equal text getting
  * occurrence k.  FS_EINVAL, FS_ENOMEM.  O(n log n). */

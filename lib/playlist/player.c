@@ -101,6 +101,26 @@ void fs_player_describe(const fs_player *p, uint8_t key[32],
         *version = p->present ? p->version : 0;
 }
 
+int fs_player_matches(const fs_player *p, const uint8_t key[32],
+                      const uint8_t tag[16], fs_player_order order,
+                      uint64_t field, const char **why)
+{
+    const char *dummy;
+    if (why == NULL)
+        why = &dummy;
+    *why = NULL;
+    if (p == NULL || tag == NULL)
+        return FS_EINVAL;
+    if (key && sodium_memcmp(key, p->pl.key, 32) != 0)
+        *why = "made with another seed";
+    else if (p->present && p->version == 2 && memcmp(tag, p->tag, 16) != 0)
+        *why = "made for another list";
+    else if (p->present && p->version == 2 &&
+             (order != p->order || field != p->field))
+        *why = "made with another order";
+    return *why ? FS_EINVAL : FS_OK;
+}
+
 static int by_id(const void *x, const void *y)
 {
     const fs_idx *a = x, *b = y;

@@ -549,6 +549,43 @@ static void bad_states_refused(void **s)
     fs_player_free(p);
 }
 
+/* fs_player_matches: a loaded state names its seed, list and order. */
+static void matches_seed_list_order(void **s)
+{
+    (void)s;
+    const uint8_t tag[16] = {9}, other_tag[16] = {8};
+    uint8_t other_key[32] = {1, 2, 3, 4, 5, 6, 7, 9};
+    fs_player *p;
+    assert_int_equal(fs_player_create(&p, key, 0, FS_PLAYER_SPREAD, 77, tag),
+                     FS_OK);
+    uint64_t ids[3] = {1, 2, 3}, g[3] = {0, 0, 1};
+    assert_int_equal(fs_player_set_list(p, 3, ids, fp1, g, NULL, NULL), FS_OK);
+    next(p);
+    size_t len;
+    char text[1024];
+    assert_int_equal(fs_player_save(p, text, sizeof text, &len), FS_OK);
+    fs_player_free(p);
+    const char *why;
+    assert_int_equal(fs_player_load(&p, text, len, &why), FS_OK);
+    assert_int_equal(fs_player_matches(p, key, tag, FS_PLAYER_SPREAD, 77, &why),
+                     FS_OK);
+    assert_int_equal(fs_player_matches(p, NULL, tag, FS_PLAYER_SPREAD, 77,
+                                       &why), FS_OK);
+    assert_int_equal(fs_player_matches(p, other_key, tag, FS_PLAYER_SPREAD, 77,
+                                       &why), FS_EINVAL);
+    assert_string_equal(why, "made with another seed");
+    assert_int_equal(fs_player_matches(p, key, other_tag, FS_PLAYER_SPREAD, 77,
+                                       &why), FS_EINVAL);
+    assert_string_equal(why, "made for another list");
+    assert_int_equal(fs_player_matches(p, key, tag, FS_PLAYER_PLAIN, 0, &why),
+                     FS_EINVAL);
+    assert_string_equal(why, "made with another order");
+    assert_int_equal(fs_player_matches(p, key, tag, FS_PLAYER_SPREAD, 78,
+                                       &why), FS_EINVAL);
+    assert_string_equal(why, "made with another order");
+    fs_player_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +597,7 @@ int main(void)
         cmocka_unit_test(spread_realistic_library),
         cmocka_unit_test(weights_three_cycles),
         cmocka_unit_test(bad_states_refused),
+        cmocka_unit_test(matches_seed_list_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
