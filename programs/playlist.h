@@ -21,7 +21,9 @@ typedef struct pl_list {
     char *text;           /* the whole file */
     size_t len;
     pl_format format;
-    size_t header_end;    /* text[0, header_end): #EXTM3U or the TSV header */
+    size_t header_end;    /* text[0, header_end): #EXTM3U or the TSV header,
+                             a UTF-8 byte order mark included */
+    size_t first;         /* 3 after a byte order mark, else 0 */
     pl_entry *entry;
     size_t n;
     uint8_t fingerprint[32]; /* SHA-256 of the file's bytes */
@@ -36,31 +38,24 @@ void pl_list_free(pl_list *l);
 int pl_field_index(const pl_list *l, const char *name);
 void pl_field(const pl_list *l, size_t e, int field, size_t *b, size_t *en);
 
-/* The state file's second line: the current cycle as far as the player
- * has passed, by item identity (fs_playlist_item_id()), so that a changed
- * list does not replay it (docs/playlist.md "Changed lists"):
- *   cycle=C at=P frozen=F base=B ids=HEX16...
- * at: position (1-based) of the current item in cycle C, 0 before the
- * first; ids[0..len): the cycle's first len positions (len >= at); frozen:
- * 0 while the cycle is the list's normal keyed order, else the cycle is
- * ids[0..frozen) then fs_playlist_rest() of the list; base: prev does not
- * go back before cycle B (an earlier cycle was played on another list). */
-typedef struct pl_record {
-    int present;
-    uint64_t cycle, at, frozen, base;
-    uint64_t *id;
-    size_t len, cap;
-} pl_record;
-
-void pl_record_push(pl_record *r, uint64_t id);
-void pl_record_free(pl_record *r);
-
-/* State file: 0 loaded, 1 absent; dies (1) if unreadable or invalid.
- * r->present is 0 for a state without the second line. */
-int pl_state_load(const char *path, fs_playlist *pl, pl_record *r);
-/* Replaces the state file atomically (temp file in the same folder,
- * fsync, rename) or dies (1), leaving the old state intact. */
-void pl_state_save(const char *path, const fs_playlist *pl,
-                   const pl_record *r);
+/* Locks the state's folder (flock: concurrent players take turns) for the
+ * rest of the run and returns the path to read and replace: STATE, or the
+ * file a chain of symbolic links STATE ends at (the link stays a link;
+ * a new state is created there).  Dies (1) for a state that is not a
+ * regular file. */
+char *pl_state_lock(const char *path);
+/* The state's text (malloc'd, NUL-terminated, *len bytes before the NUL),
+ * or NULL if there is none; dies (1), naming why, for a file that is not
+ * regular, larger than limit bytes, or unreadable. */
+char *pl_state_read(const char *path, size_t limit, size_t *len);
+/* Replaces the state file atomically with text[0..n) (temp file in the
+ * same folder, fsync, rename) or dies (1), leaving the old state intact. */
+void pl_state_write(const char *path, const char *text, size_t n);
+/* The same for the copy of the list a state was saved with
+ * (STATE.list-HEX16, docs/playlist.md "The state file"). */
+void pl_copy_write(const char *path, const char *text, size_t n);
+/* Removes STATE.list-* beside the state except `keep`: older copies and
+ * crashes' leftovers (the folder is locked). */
+void pl_copies_prune(const char *state, const char *keep);
 
 #endif

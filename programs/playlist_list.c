@@ -54,6 +54,8 @@ static pl_format detect(const char *path, const char *text,
         cli_die(CLI_USAGE, "invalid format: '%s': expected plain, m3u or tsv",
                 format);
     }
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)
+        text += 3; /* a UTF-8 byte order mark */
     if (ends_with(path, ".m3u") || ends_with(path, ".m3u8") ||
         strncmp(text, "#EXTM3U", 7) == 0)
         return PL_M3U;
@@ -70,7 +72,11 @@ void pl_list_read(pl_list *l, const char *path, const char *format)
     l->format = detect(path, l->text, format);
     size_t cap = 64;
     l->entry = malloc(cap * sizeof *l->entry);
-    size_t pos = 0, line = 0, start = SIZE_MAX;
+    /* A UTF-8 byte order mark is not part of the first line: it is kept
+     * at the start of the header (printed once, first). */
+    size_t bom = strncmp(l->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    size_t pos = bom, line = 0, start = SIZE_MAX;
+    l->header_end = l->first = bom;
     while (pos < l->len) {
         char *nl = memchr(l->text + pos, '\n', l->len - pos);
         size_t end = nl ? (size_t)(nl - l->text) + 1 : l->len;
@@ -81,7 +87,7 @@ void pl_list_read(pl_list *l, const char *path, const char *format)
         int blank = body == pos;
         if (line == 1 && ((l->format == PL_TSV) ||
                           (l->format == PL_M3U &&
-                           strncmp(l->text, "#EXTM3U", 7) == 0))) {
+                           strncmp(l->text + bom, "#EXTM3U", 7) == 0))) {
             l->header_end = end;
         } else if (l->format == PL_M3U && !blank && l->text[pos] == '#') {
             if (start == SIZE_MAX)
@@ -136,7 +142,7 @@ int pl_field_index(const pl_list *l, const char *name)
     size_t len = strlen(name);
     for (int k = 0;; k++) {
         size_t fb, fe;
-        nth_field(l->text, 0, e, k, &fb, &fe);
+        nth_field(l->text, l->first, e, k, &fb, &fe);
         if (fb == 0 && fe == 0 && k > 0)
             return -1;
         if (fe - fb == len && memcmp(l->text + fb, name, len) == 0)

@@ -1,13 +1,18 @@
-/* playlist_state.c -- the player's state file: fs_playlist_save()'s line,
- * then the record of the current cycle (playlist.h), replaced atomically:
+/* playlist_state.c -- the player's state file (the text of
+ * fs_player_save(), <fairshuf/playlist.h>) and the copy of its list: read
+ * with a size bound, never from a non-regular file; replaced atomically:
  * a temp file in the same folder, fsync, rename.  A crash at any point
- * leaves either the old or the new state, never a mix. */
+ * leaves either the old or the new state, never a mix.  The folder is
+ * locked for the whole run, so players sharing a state take turns. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,116 +20,108 @@
 #include "pending.h"
 #include "playlist.h"
 
-void pl_record_push(pl_record *r, uint64_t id)
+/* The file a chain of symbolic links ends at (which may not exist yet:
+ * a new state behind a link), or NULL with errno set. */
+static char *resolve(const char *path)
 {
-    if (r->len == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        uint64_t *p = realloc(r->id, cap * sizeof *p);
-        if (p == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        r->id = p;
-        r->cap = cap;
-    }
-    r->id[r->len++] = id;
-}
-
-void pl_record_free(pl_record *r)
-{
-    free(r->id);
-    memset(r, 0, sizeof *r);
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-static int num(const char **s, const char *name, uint64_t *out)
-{
-    size_t len = strlen(name);
-    if (strncmp(*s, name, len) != 0)
-        return -1;
-    char *end;
-    const char *p = *s + len;
-    if (*p < '0' || *p > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, 10);
-    if (errno || *end != ' ')
-        return -1;
-    *out = v;
-    *s = end + 1;
-    return 0;
-}
-
-/* The second line; -1 if malformed. */
-static int parse_record(const char *s, pl_record *r)
-{
-    if (num(&s, "cycle=", &r->cycle) || num(&s, "at=", &r->at) ||
-        num(&s, "frozen=", &r->frozen) || num(&s, "base=", &r->base) ||
-        strncmp(s, "ids=", 4) != 0)
-        return -1;
-    s += 4;
-    while (*s != '\0' && *s != '\n') {
-        uint64_t v = 0;
-        for (int k = 0; k < 16; k++) {
-            int d = hexval(s[k]);
-            if (d < 0)
-                return -1;
-            v = v << 4 | (uint64_t)d;
+    char *cur = strdup(path);
+    for (int hops = 0; cur != NULL && hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char target[4096];
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
         }
-        pl_record_push(r, v);
-        s += 16;
+        target[n] = '\0';
+        char *next;
+        if (target[0] == '/') {
+            next = strdup(target);
+        } else { /* relative to the link's folder */
+            char *copy = strdup(cur);
+            const char *dir = copy ? dirname(copy) : NULL;
+            next = dir ? malloc(strlen(dir) + strlen(target) + 2) : NULL;
+            if (next)
+                sprintf(next, "%s/%s", dir, target);
+            free(copy);
+        }
+        free(cur);
+        cur = next;
     }
-    if (*s == '\n' && s[1] != '\0')
-        return -1;
-    if (r->frozen > r->len || r->at > r->len + 1)
-        return -1;
-    r->present = 1;
-    return 0;
+    if (cur != NULL) {
+        free(cur);
+        errno = ELOOP;
+    }
+    return NULL;
 }
 
-int pl_state_load(const char *path, fs_playlist *pl, pl_record *r)
+char *pl_state_lock(const char *path)
 {
-    memset(r, 0, sizeof *r);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
+    struct stat st;
+    char *real = resolve(path);
+    if (real == NULL)
+        cli_die(CLI_FAIL, "%s: %s", path,
+                errno ? strerror(errno) : "memory exhausted");
+    if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
+        cli_die(CLI_FAIL, "%s: not a regular file (a state must be one)",
+                path);
+    char *copy = strdup(real);
+    if (copy == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(copy);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0)
+        cli_die(CLI_FAIL, "%s: cannot lock the state's folder: %s", path,
+                strerror(errno));
+    return real; /* fd stays open: the lock lasts until exit */
+}
+
+static _Noreturn void refuse(const char *path, const char *why)
+{
+    cli_die(CLI_FAIL, "%s: %s (fairshuf playlist --force-new starts over)",
+            path, why);
+}
+
+/* The whole text of the state (NUL-terminated), at most limit bytes, or
+ * dies: absent is NULL. */
+char *pl_state_read(const char *path, size_t limit, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
         if (errno == ENOENT)
-            return 1;
+            return NULL;
         cli_die(CLI_FAIL, "%s: %s", path, strerror(errno));
     }
-    size_t cap = 4096, n = 0;
-    char *text = malloc(cap);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        cli_die(CLI_FAIL, "%s: not a regular file (a state must be one)",
+                path);
+    if ((uint64_t)st.st_size > limit)
+        refuse(path, "not a fairshuf playlist state (too large for this "
+                     "list)");
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *text = malloc(cap + 1);
+    if (text == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
     for (;;) {
-        if (text == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        n += fread(text + n, 1, cap - n - 1, f);
-        if (n < cap - 1 || feof(f))
+        ssize_t got = read(fd, text + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            cli_die(CLI_FAIL, "%s: read error: %s", path, strerror(errno));
+        if (got == 0)
             break;
-        cap *= 2;
-        text = realloc(text, cap);
+        n += (size_t)got;
+        if (n == cap) /* grew while we read: not ours to trust */
+            refuse(path, "not a fairshuf playlist state (it changed "
+                         "while being read)");
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err)
-        cli_die(CLI_FAIL, "%s: read error", path);
+    close(fd);
     text[n] = '\0';
-    char *nl = strchr(text, '\n');
-    int bad = 0;
-    if (nl != NULL) {
-        *nl = '\0';
-        if (nl[1] != '\0')
-            bad = parse_record(nl + 1, r) != 0;
-    }
-    bad = bad || fs_playlist_load(pl, text) != FS_OK;
-    free(text);
-    if (bad)
-        cli_die(CLI_FAIL, "%s: not a fairshuf playlist state", path);
-    return 0;
+    *len = n;
+    return text;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -142,36 +139,9 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* The whole file's text (malloc'd). */
-static char *state_text(const fs_playlist *pl, const pl_record *r,
-                        size_t *len)
+static void write_file(const char *path, const char *text, size_t n,
+                       int hook)
 {
-    size_t cap = FS_PLAYLIST_STATE_MAX + 128 + 16 * r->len;
-    char *text = malloc(cap);
-    if (text == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    fs_playlist_save(pl, text);
-    size_t n = strlen(text);
-    n += (size_t)snprintf(text + n, cap - n,
-                          "\ncycle=%llu at=%llu frozen=%llu base=%llu ids=",
-                          (unsigned long long)r->cycle,
-                          (unsigned long long)r->at,
-                          (unsigned long long)r->frozen,
-                          (unsigned long long)r->base);
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < r->len; i++)
-        for (int k = 15; k >= 0; k--)
-            text[n++] = hex[(r->id[i] >> (4 * k)) & 15];
-    text[n++] = '\n';
-    *len = n;
-    return text;
-}
-
-void pl_state_save(const char *path, const fs_playlist *pl,
-                   const pl_record *r)
-{
-    size_t n;
-    char *text = state_text(pl, r, &n);
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (tmp == NULL)
@@ -186,14 +156,13 @@ void pl_state_save(const char *path, const fs_playlist *pl,
     int bad = 0;
     /* Test hook (tests/cli/playlist.bats): stop half-way through the write
      * so that a test can kill the process there. */
-    if (getenv("FAIRSHUF_TEST_STOP_IN_STATE_WRITE")) {
+    if (hook && getenv("FAIRSHUF_TEST_STOP_IN_STATE_WRITE")) {
         bad = write_all(fd, text, n / 2) != 0 || fsync(fd) != 0;
         raise(SIGSTOP);
         bad = bad || write_all(fd, text + n / 2, n - n / 2) != 0;
     } else {
         bad = write_all(fd, text, n) != 0;
     }
-    free(text);
     bad = bad || fchmod(fd, 0644) != 0 || fsync(fd) != 0;
     bad = close(fd) != 0 || bad;
     if (bad || rename(tmp, path) != 0) {
@@ -205,4 +174,42 @@ void pl_state_save(const char *path, const fs_playlist *pl,
     }
     pending_done();
     free(tmp);
+}
+
+void pl_state_write(const char *path, const char *text, size_t n)
+{
+    write_file(path, text, n, 1);
+}
+
+void pl_copy_write(const char *path, const char *text, size_t n)
+{
+    write_file(path, text, n, 0);
+}
+
+void pl_copies_prune(const char *state, const char *keep)
+{
+    char *copy = strdup(state), *copy2 = strdup(state);
+    if (copy == NULL || copy2 == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    const char *dir = dirname(copy), *base = basename(copy2);
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    const char *keep_base = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, base, blen) != 0 ||
+            strncmp(e->d_name + blen, ".list-", 6) != 0 ||
+            strcmp(e->d_name, keep_base) == 0)
+            continue;
+        char *name = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (name == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        sprintf(name, "%s/%s", dir, e->d_name);
+        unlink(name); /* an older copy, or a crash's leftover */
+        free(name);
+    }
+    if (d)
+        closedir(d);
+    free(copy);
+    free(copy2);
 }

@@ -27,10 +27,10 @@
  * rule deliberately changes the first 2w positions of cycles after the
  * first.  Changed lists: fs_playlist_item_id() and fs_playlist_rest()
  * (below) give items identities and the keyed order of the rest of a
- * cycle after a change; `fairshuf playlist --state` keeps the ids of the
- * cycle's passed positions in its state file, so that no item played in
- * the cycle is played again, added items come later in it and removed
- * ones are skipped (docs/playlist.md "Changed lists").
+ * cycle after a change; fs_player (further below, what `fairshuf playlist
+ * --state` runs) uses them so that no item played in the cycle is played
+ * again, added items come later in it and removed ones are skipped
+ * (docs/playlist.md "Changed lists").
  */
 #ifndef FAIRSHUF_PLAYLIST_H
 #define FAIRSHUF_PLAYLIST_H
@@ -146,6 +146,135 @@ FS_API int fs_playlist_rest(const fs_playlist *pl, uint64_t cycle,
  * error (rng NULL: the thread default).  O(n log n) time, O(n) memory. */
 FS_API int fs_spread_order(const uint64_t *group, size_t n, uint64_t *order,
                            fs_rng *rng);
+
+/* ------------------------------------------------------------------ */
+/* The player a music player ships (docs/playlist.md "The player"): what
+ * `fairshuf playlist --state` does, for a C program.  An fs_player keeps
+ * the state of shuffle play over a list that may change between steps:
+ * the plain order above, or an artist-spread or weighted order per cycle;
+ * list edits (a new list, matched to the old by item ids); "play next"
+ * (queue); "start from this song" (seek_item); and the state's text form,
+ * versioned and checksummed, that a program keeps between runs.
+ *
+ * Items are the indices 0..n-1 of the list last given to
+ * fs_player_set_list(); a player needs a list before any step.  The state
+ * is a small constant (under 512 bytes) plus 16 bytes per queued item, per
+ * id of the window rule (at most 64) and per position of the current
+ * cycle that an edit, a queue or seek_item "froze" (the positions passed
+ * when it happened); the other positions passed are worked out from the
+ * list the state was saved with -- so after an edit made between save and
+ * load the player needs that list once (fs_player_set_list()).  Not
+ * thread-safe: one player, one thread at a time. */
+typedef struct fs_player fs_player;
+
+typedef enum {
+    FS_PLAYER_PLAIN = 0,   /* the keyed order above */
+    FS_PLAYER_SPREAD = 1,  /* fs_spread_order() of the groups, per cycle */
+    FS_PLAYER_WEIGHTS = 2  /* fs_weighted_order() of the weights, per cycle */
+} fs_player_order;
+
+/* A new player (no state yet), keyed by a 256-bit key; window as
+ * fs_playlist_init(); order and field (a caller's 64-bit tag of the field
+ * the order uses, 0 for plain) and tag (16 bytes naming the list, e.g. a
+ * hash of its path; may be NULL: zeros) are kept in the state so that a
+ * later run can refuse a state made for something else.  Errors:
+ * FS_EINVAL, FS_ENOMEM. */
+FS_API int fs_player_create(fs_player **out, const uint8_t key[32],
+                            uint32_t window, fs_player_order order,
+                            uint64_t field, const uint8_t tag[16]);
+
+/* A player from fs_player_save()'s text (len bytes, not NUL-terminated
+ * necessarily).  FS_EINVAL with *why set to a short reason (static text:
+ * "not a fairshuf playlist state", "made by another version of fairshuf
+ * (unknown state format)", "damaged (checksum mismatch)", "damaged
+ * (incomplete)", "not a fairshuf playlist state (it holds a NUL byte)")
+ * for anything else; FS_ENOMEM.  Format 1 states (no checksum, no tag)
+ * and those of older fairshuf (one line) are read too. */
+FS_API int fs_player_load(fs_player **out, const char *text, size_t len,
+                          const char **why);
+
+FS_API void fs_player_free(fs_player *p);
+
+/* What a loaded state was made with: its key (for fs_player_item_ids()
+ * and a seed check), order, field tag, list tag (zeros for format 1), the
+ * fingerprint of the list it was saved with, and the state's format
+ * version (0: one line, 1, 2).  Any pointer may be NULL. */
+FS_API void fs_player_describe(const fs_player *p, uint8_t key[32],
+                               fs_player_order *order, uint64_t *field,
+                               uint8_t tag[16], uint8_t fingerprint[32],
+                               int *version);
+
+/* Whether a loaded player is the one a run asks for: made with key (NULL:
+ * any key), for the list named by tag, with order and field (as given to
+ * fs_player_create()).  FS_OK, or FS_EINVAL with *why set to static text:
+ * "made with another seed", "made for another list", "made with another
+ * order".  States of format 1 and older carry no tag or order: only the
+ * key is checked for them.  O(1). */
+FS_API int fs_player_matches(const fs_player *p, const uint8_t key[32],
+                             const uint8_t tag[16], fs_player_order order,
+                             uint64_t field, const char **why);
+
+/* The ids of a list's items: fs_playlist_item_id() under the player's key
+ * of text[i] (len[i] bytes), the k-th item with equal text getting
+ * occurrence k.  FS_EINVAL, FS_ENOMEM.  O(n log n). */
+FS_API int fs_player_item_ids(const fs_player *p, size_t n,
+                              const char *const *text, const size_t *len,
+                              uint64_t *ids);
+
+/* Gives the player its list: n >= 1 items, their ids (fs_player_item_ids),
+ * a 32-byte fingerprint of the list (the CLI: SHA-256 of the file), and
+ * for SPREAD the group of each item (group != NULL), for WEIGHTS the
+ * weight (finite, >= 0; 0: never played; at least one > 0).  The arrays
+ * are copied.  If the fingerprint differs from the state's, the list
+ * changed: the positions of this cycle already passed stay, the rest of
+ * the cycle is the new list's items not among them (added ones later in
+ * it, removed ones skipped, nothing replayed), *changed = 1 (may be
+ * NULL).  The positions passed are worked out from the list the player
+ * had: after fs_player_load(), if the list changed since the save, first
+ * give it the list it was saved with (the fingerprint fs_player_describe()
+ * gives), then the new one; without that, FS_ENOTFOUND (nothing changed)
+ * when the state has positions it did not write down.  A state of an
+ * older fairshuf without the record starts over on the new list.  Errors:
+ * FS_EINVAL (bad arrays, a record that does not fit the list: a damaged
+ * state), FS_ENOTFOUND, FS_ENOMEM.  O(n log n). */
+FS_API int fs_player_set_list(fs_player *p, size_t n, const uint64_t *ids,
+                              const uint8_t fingerprint[32],
+                              const uint64_t *group, const double *weight,
+                              int *changed);
+
+/* Steps forward: a queued item first, else the cycle's next position (a
+ * new cycle after the last, with the window rule).  *item: the list index.
+ * FS_ERANGE if nothing can be played (every weight 0) or the step count
+ * would overflow. */
+FS_API int fs_player_next(fs_player *p, size_t *item);
+/* Steps back to the item played before (across cycles while the cycle is
+ * the plain keyed order; else within this cycle).  FS_ERANGE, nothing
+ * changed, if nothing was played before it that the player kept. */
+FS_API int fs_player_prev(fs_player *p, size_t *item);
+/* The current item.  FS_ERANGE before the first step; FS_ENOTFOUND if it
+ * was removed from the list. */
+FS_API int fs_player_current(const fs_player *p, size_t *item);
+/* Jumps to position pos of the current cycle.  FS_EINVAL for pos >= the
+ * cycle's length (fs_player_cycle_length()); FS_ENOTFOUND, nothing
+ * changed, if that item was removed. */
+FS_API int fs_player_seek(fs_player *p, uint64_t pos, size_t *item);
+FS_API uint64_t fs_player_cycle_length(const fs_player *p);
+/* "Start from this song": item becomes the first of a cycle (this one if
+ * nothing of it was played, else the next) and the current item; the rest
+ * of that cycle is every other item once.  FS_EINVAL for item >= n. */
+FS_API int fs_player_seek_item(fs_player *p, size_t item);
+/* "Play next": item plays after the current one (after items queued
+ * before it); then the cycle resumes; it is not played again in that
+ * cycle.  FS_EINVAL for item >= n. */
+FS_API int fs_player_queue(fs_player *p, size_t item);
+
+/* The state as text: writes at most cap bytes to out and sets *len to the
+ * whole length (call with cap 0 to learn it); FS_ERANGE if cap is too
+ * small (nothing written), FS_EINVAL without a list.  Three lines: the
+ * fs_playlist_save() line, the record (docs/playlist.md "The state
+ * file"), sum=BLAKE2b-128 of the two lines. */
+FS_API int fs_player_save(const fs_player *p, char *out, size_t cap,
+                          size_t *len);
 
 #ifdef __cplusplus
 }

@@ -128,6 +128,7 @@ sorted() { sort | tr '\n' ' '; }
     "$B" playlist "$D/list.txt" --seed=x --state="$D/st" next > "$D/played"
     next_n 6 >> "$D/played"
     cp "$D/st" "$D/st2"
+    for f in "$D"/st.list-*; do cp "$f" "$D/st2${f#"$D"/st}"; done # its copy of the list
     printf 'song21\nsong22\nsong23\n' >> "$D/list.txt"
     run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st" next
     [ "$status" -eq 0 ]
@@ -201,10 +202,25 @@ sorted() { sort | tr '\n' ' '; }
     [ "$back" = "$(head -n 6 "$D/played" | grep -vx "$third" | tac)" ]
 }
 
+# Rewrites the checksum line of a state whose first two lines were edited.
+resum() {
+    head -n 2 "$1" > "$1.new"
+    echo "sum=$(b2sum -l 128 < "$1.new" | cut -d' ' -f1)" >> "$1.new"
+    mv "$1.new" "$1"
+}
+
 @test "playlist: a damaged record of the cycle is rejected, the state left alone" {
     "$B" playlist "$D/list.txt" --seed=d --state="$D/st2" next > /dev/null
-    for bad in 's/ at=[0-9]*/ at=99/' 's/ids=\(.\)/ids=z\1/' 's/ frozen=0/ frozen=5/' 's/ids=.*/ids=12/'; do
+    for bad in 's/ at=[0-9]*/ at=99/' 's/ids=/ids=z/' 's/ frozen=0/ frozen=5/' 's/ids=.*/ids=12/' 's/ passed=[0-9]*/ passed=0/'; do
         sed "2$bad" "$D/st2" > "$D/st3"
+        before=$(cat "$D/st3")
+        # the checksum sees the change
+        run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st3" next
+        [ "$status" -eq 1 ]
+        [[ $stderr == *"damaged (checksum mismatch)"* ]]
+        [ "$(cat "$D/st3")" = "$before" ]
+        # and with a matching checksum the parser does
+        resum "$D/st3"
         before=$(cat "$D/st3")
         run --separate-stderr "$B" playlist "$D/list.txt" --state="$D/st3" next
         [ "$status" -eq 1 ]
@@ -278,9 +294,9 @@ sorted() { sort | tr '\n' ' '; }
     printf 'path\trating\na\t1\nb\tx\n' > "$D/bad.tsv"
     run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
     [ "$status" -eq 1 ]
-    [ "$stderr" = "fairshuf: $D/bad.tsv:3: invalid weight 'x': must be a positive number" ]
+    [ "$stderr" = "fairshuf: $D/bad.tsv:3: invalid weight 'x': must be a number, 0 or more" ]
     [ -z "$output" ]
-    for v in 0 -1 nan inf; do
+    for v in -1 nan inf 1e; do
         printf 'path\trating\na\t%s\n' "$v" > "$D/bad.tsv"
         run --separate-stderr "$B" playlist "$D/bad.tsv" --weights=rating
         [ "$status" -eq 1 ]
@@ -312,6 +328,4 @@ sorted() { sort | tr '\n' ' '; }
     run --separate-stderr "$B" playlist "$D/s.tsv" --spread=genre
     [ "$status" -eq 1 ]
     [[ $stderr == *"no field 'genre'"* ]]
-    run --separate-stderr "$B" playlist "$D/s.tsv" --spread=artist --state="$D/st" next
-    [ "$status" -eq 2 ]
 }

@@ -491,7 +491,8 @@ def tsv_list(data, field):
     if lines and lines[-1] == b"":  # nothing after the last LF
         lines.pop()
     header = data[:len(lines[0]) + 1] if b"\n" in data else data
-    names = lines[0].rstrip(b"\r\n").split(b"\t")
+    first = lines[0][3:] if lines[0].startswith(b"\xef\xbb\xbf") else lines[0]
+    names = first.rstrip(b"\r\n").split(b"\t")  # a byte order mark is no field
     items = [x[:-1] if x.endswith(b"\r") else x for x in lines[1:]]
     items = [x for x in items if x]
     if not items:
@@ -508,7 +509,7 @@ HEX = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][
 
 
 def weight(v):
-    """strtod over the whole value (C locale), positive and finite."""
+    """strtod over the whole value (C locale), finite and not negative."""
     s = v.lstrip(b" \t\n\v\f\r")
     if len(v) >= 64 or not s:
         raise SystemExit("invalid weight %r" % v)
@@ -518,7 +519,7 @@ def weight(v):
         w = float(s)
     else:
         raise SystemExit("invalid weight %r" % v)
-    if not (0 < w < float("inf")):
+    if not (0 <= w < float("inf")):
         raise SystemExit("invalid weight %r" % v)
     return w
 
@@ -567,6 +568,11 @@ def playlist(path, opts):
     weights = "weights" in opts
     header, items, values = tsv_list(data, opts["weights" if weights else "spread"])
     ws = [weight(v) for v in values] if weights else None
+    if weights:  # weight 0: the item is left out (no draw, not printed)
+        keep = [i for i, w in enumerate(ws) if w > 0]
+        if not keep:
+            raise SystemExit("every weight is 0")
+        items, ws = [items[i] for i in keep], [ws[i] for i in keep]
     g = Stream(chacha20(seed_to_key(opts["seed"])))
     out = header
     for _ in range(int(opts.get("cycles", 1))):

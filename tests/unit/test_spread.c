@@ -14,31 +14,15 @@
 
 #include "fairshuf.h"
 #include "fairshuf/playlist.h"
+#include "support/library.h"
 #include "support/scripted.h"
 
-#define N 300
+#define N LIBRARY_N
 
-/* 120 songs by artist 0; 180 by artists 1..40, sizes ~ 1/k. */
+/* The library: 120 songs by artist 0; 180 by artists 1..40, sizes ~ 1/k. */
 static void library(uint64_t *artist)
 {
-    size_t n = 0;
-    for (int i = 0; i < 120; i++)
-        artist[n++] = 0;
-    double h = 0;
-    for (int k = 1; k <= 40; k++)
-        h += 1.0 / k;
-    size_t rest = 180;
-    for (int k = 1; k <= 40 && rest > 0; k++) {
-        size_t c = (size_t)(180 / (h * k) + 0.5);
-        if (c == 0)
-            c = 1;
-        if (k == 40 || c > rest)
-            c = rest;
-        for (size_t j = 0; j < c; j++)
-            artist[n++] = (uint64_t)k;
-        rest -= c;
-    }
-    assert_true(n == N);
+    library_artists(artist);
 }
 
 static unsigned adjacent(const uint64_t *artist, const uint64_t *order)
