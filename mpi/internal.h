@@ -37,11 +37,12 @@ static inline int fs_mpi__dest(uint64_t key, int P)
     return (int)(((unsigned __int128)key * (unsigned)P) >> 64);
 }
 
-/* An item of the local sort: its level-0 key, global index, and where
- * its bytes are. */
+/* An item of the local sort: its level-0 key, global index, and the
+ * address of its bytes (in a received record, or in the rank's own input:
+ * what stays on its rank is never copied). */
 typedef struct fs_mpi__item {
     uint64_t key, idx;
-    size_t pos;
+    uintptr_t pos;
 } fs_mpi__item;
 
 /* Sorts a[0..n) into the keyed order: by key, equal keys by

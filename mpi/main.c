@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../programs/cli.h"
+#include "../programs/out.h"
 #include "fairshuf/lines.h"
 #include "lines.h"
 
@@ -269,6 +270,8 @@ static int run_array(const opts *o, const uint8_t key[32],
         goto fail;
     for (size_t i = 0; i < n; i++)
         v[i] = lo + i;
+    static out_buf ob;
+    out_init(&ob, f);
     unsigned flags = (o->balanced ? FS_MPI_BALANCED : 0) |
                      (o->local_only ? FS_MPI__LOCAL_ONLY : 0);
     uint64_t runs = o->runs ? o->runs : 1;
@@ -288,12 +291,15 @@ static int run_array(const opts *o, const uint8_t key[32],
             bad = 0;
             goto fail;
         }
-        for (size_t i = 0; i < m; i++)
-            if (o->runs)
-                fprintf(f, "%llu %llu\n", (unsigned long long)j,
-                        (unsigned long long)out[i]);
-            else
-                fprintf(f, "%llu\n", (unsigned long long)out[i]);
+        for (size_t i = 0; i < m; i++) { /* no stdio call per line */
+            if (o->runs) {
+                out_u64(&ob, j);
+                out_byte(&ob, ' ');
+            }
+            out_u64(&ob, out[i]);
+            out_byte(&ob, '\n');
+        }
+        out_flush(&ob);
         free(out);
         out = NULL;
         res->lines_out += m;
