@@ -103,8 +103,11 @@ static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
     }
     rc = fs_mpi__sort(it, n, K);
     if (rc == FS_OK && size == 8) /* the common case: a fixed-size copy */
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (i + 16 < n) /* the elements are read in random order */
+                __builtin_prefetch((const void *)it[i + 16].pos);
             memcpy(o + i * 8, (const unsigned char *)it[i].pos, 8);
+        }
     else if (rc == FS_OK)
         for (size_t i = 0; i < n; i++)
             memcpy(o + i * size, (const unsigned char *)it[i].pos, size);

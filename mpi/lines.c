@@ -277,7 +277,7 @@ static uint64_t kth_smallest(uint64_t *a, size_t n, size_t k)
  * same `head` on every rank, so every rank takes part or none). */
 static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
                 uint64_t first, unsigned char **send, uint64_t *scount,
-                uint64_t head)
+                uint64_t head, fs_mpi__item **own, size_t *nown)
 {
     r->res->lines_in += n;
     r->res->bytes_in += len;
@@ -287,6 +287,8 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
     uint64_t *dl = calloc((size_t)P, sizeof *dl); /* lines per rank */
     uint64_t *gl = calloc((size_t)P, sizeof *gl), top = UINT64_MAX;
     unsigned char *s = NULL;
+    fs_mpi__item *it = NULL; /* this rank's own lines (own != NULL) */
+    size_t k = 0;
     memset(scount, 0, (size_t)P * sizeof *scount);
     if (pos == NULL || dl == NULL || gl == NULL || n > SIZE_MAX / 16 ||
         (keys = malloc((size_t)n * 8 + 8)) == NULL)
@@ -329,6 +331,16 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             before += gl[d];
         }
     }
+    /* own != NULL: the lines this rank keeps are not copied into
+     * records but become items of its sort, pointing into buf */
+    int me = r->rank, keep = own != NULL && scount[me] > 0;
+    if (own != NULL) {
+        if (r->rc == FS_OK && keep &&
+            (it = malloc((size_t)dl[me] * sizeof *it)) == NULL)
+            fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+                 (unsigned long long)dl[me]);
+        scount[me] = 0;
+    }
     uint64_t bytes = 0;
     for (int d = 0; d < P; d++)
         bytes += scount[d];
@@ -343,7 +355,11 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
             size_t l = (size_t)(q - p) + 1;
             int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
-            if (keys[i] <= top && head > 0 && scount[d] > 0) {
+            if (d == me && keep && keys[i] <= top && head > 0) {
+                it[k].key = keys[i];
+                it[k].idx = first + i;
+                it[k++].pos = (uintptr_t)p;
+            } else if (keys[i] <= top && head > 0 && scount[d] > 0) {
                 unsigned char *o = s + pos[d];
                 fs_mpi__put64(o, keys[i]);
                 fs_mpi__put64(o + 8, first + i);
@@ -363,9 +379,14 @@ out:
     r->res->t_keys += MPI_Wtime() - t0;
     if (failed(r)) {
         free(s);
+        free(it);
         return -1;
     }
     *send = s;
+    if (own != NULL) {
+        *own = it;
+        *nown = k;
+    }
     return 0;
 }
 
@@ -391,35 +412,42 @@ static size_t out_buf_size(const run *r)
     return WB < 4096 ? 4096 : WB;
 }
 
-/* Sorts the received records and writes the lines of the first `limit`
- * of them to fd (nothing, not even the sort, for limit 0).  Returns the
- * number written. */
-static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
+/* Sorts this rank's own items (own[0..nown), lines in own_buf[0..own_len),
+ * consumed: freed here) with the received records rec[0..total), and
+ * writes the lines of the first `limit` of them to fd (nothing, not even
+ * the sort, for limit 0).  Returns the number written. */
+static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
+                           const unsigned char *own_buf, size_t own_len,
+                           const unsigned char *rec, uint64_t total,
                            int fd, const char *tmp, const char *what,
                            uint64_t limit)
 {
     unsigned char d = r->c->delim;
-    if (limit == 0)
+    if (limit == 0) {
+        free(own);
         return 0;
-    uint64_t n = count_records(r, rec, total);
+    }
+    uint64_t nr = count_records(r, rec, total), n = nown + nr;
     double t0 = MPI_Wtime();
-    fs_mpi__item *it = NULL;
+    fs_mpi__item *it = own;
     unsigned char *wb = NULL;
     size_t WB = out_buf_size(r);
-    if (over_budget(r, total + 24 * n + WB, what))
+    if (over_budget(r, own_len + total + 24 * n + WB, what)) {
+        free(own);
         return 0;
-    if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||
+    }
+    if ((nr && (it = realloc(own, (size_t)n * sizeof *it)) == NULL) ||
         (wb = malloc(WB)) == NULL) {
-        free(it);
+        free(it ? it : own);
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
              (unsigned long long)n);
         return 0;
     }
     size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = nown; i < n; i++) {
         it[i].key = fs_mpi__get64(rec + off);
         it[i].idx = fs_mpi__get64(rec + off + 8);
-        it[i].pos = off + 16;
+        it[i].pos = (uintptr_t)(rec + off + 16);
         const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
         off = (size_t)(q - rec) + 1;
     }
@@ -432,8 +460,15 @@ static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
     if (limit < n)
         n = limit;
     for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
-        const unsigned char *p = rec + it[i].pos;
-        size_t l = (size_t)((const unsigned char *)memchr(p, d, (size_t)total) - p) + 1;
+        if (i + 16 < n) /* the lines are read in random order */
+            __builtin_prefetch((const void *)it[i + 16].pos);
+        const unsigned char *p = (const unsigned char *)it[i].pos;
+        /* the line ends before the end of the buffer it is in */
+        uintptr_t ob = (uintptr_t)own_buf;
+        size_t room = it[i].pos - ob < own_len
+                          ? own_len - (size_t)(it[i].pos - ob)
+                          : (size_t)((uintptr_t)(rec + total) - it[i].pos);
+        size_t l = (size_t)((const unsigned char *)memchr(p, d, room) - p) + 1;
         if (wl + l > WB) {
             if (fs_mpi__write_all(fd, wb, wl) != 0)
                 fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
@@ -697,7 +732,7 @@ static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
         fail(r, FS_ENOMEM, "memory exhausted");
     else if (read_temp(r, bfd, 0, rec, (size_t)size,
                        r->c->tmpdir ? r->c->tmpdir : "/tmp") == 0)
-        written = sort_write(r, rec, size, fd, tmp,
+        written = sort_write(r, NULL, 0, NULL, 0, rec, size, fd, tmp,
                              n == 1 ? "a line this rank received"
                                     : "a bucket of what this rank received",
                              limit);
@@ -776,7 +811,8 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
         }
         unsigned char *send = NULL, *recv = NULL;
         if (failed(r) ||
-            pack(r, b, len, lines, first, &send, sc, UINT64_MAX) != 0)
+            pack(r, b, len, lines, first, &send, sc, UINT64_MAX, NULL,
+                 NULL) != 0)
             break;
         first += lines;
         double t0 = MPI_Wtime();
@@ -833,6 +869,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     MPI_Comm_rank(comm, &r->rank);
     fs_mpi__shard sh = {{0}, {0}, -1, 0};
     unsigned char *buf = NULL, *send = NULL, *recv = NULL;
+    fs_mpi__item *own = NULL; /* the lines that stay on this rank */
+    size_t nown = 0;
     uint64_t *sizes = calloc((size_t)c->nfiles + 1, sizeof *sizes);
     uint64_t *sc = calloc((size_t)r->P, sizeof *sc);
     uint64_t *rc = calloc((size_t)r->P, sizeof *rc);
@@ -894,10 +932,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         if (r->rank == 0)
             first = 0;
         if (pack(r, buf, (size_t)len, n, first, &send, sc,
-                 c->local_only ? UINT64_MAX : c->head) != 0)
+                 c->local_only ? UINT64_MAX : c->head, &own, &nown) != 0)
             goto out;
-        free(buf);
-        buf = NULL;
         t0 = MPI_Wtime();
         uint64_t total = 0;
         int st = fs_mpi__exchange(comm, send, sc, &recv, rc, &total);
@@ -910,8 +946,10 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         send = NULL;
         res->t_exchange = MPI_Wtime() - t0;
         res->received = total - rc[r->rank];
-        sort_write(r, recv, total, sh.fd, sh.tmp, "what this rank received",
-                   head_limit(r, count_records(r, recv, total)));
+        uint64_t mine = nown + count_records(r, recv, total);
+        sort_write(r, own, nown, buf, (size_t)len, recv, total, sh.fd, sh.tmp,
+                   "what this rank received", head_limit(r, mine));
+        own = NULL;
     }
 close:
     if (r->rc == FS_OK)
@@ -932,5 +970,6 @@ out:
     free(buf);
     free(send);
     free(recv);
+    free(own);
     return r->rc;
 }
