@@ -179,7 +179,8 @@ $(BUILD)/libfairshuf-mpi.a: $(MPI_LIB_OBJ)
 	@ar rcs $@ $^
 
 $(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
-                       $(BUILD)/obj/programs/cli.o $(BUILD)/libfairshuf.a
+                       $(BUILD)/obj/programs/cli.o $(BUILD)/obj/programs/pending.o \
+                       $(BUILD)/libfairshuf.a
 	@echo "  LD      $@"
 	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
 

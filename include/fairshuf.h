@@ -162,7 +162,9 @@ FS_API fs_rng *fs_rng_default(void);
 FS_API const fs_rng_info *fs_rng_info_of(const fs_rng *rng);
 
 /* The sticky error of a generator: FS_OK, or why its output is not to be
- * trusted (FS_ERANDOM, FS_EEOF, FS_EINVAL from fs_below(.., 0)). */
+ * trusted (FS_ERANDOM, FS_EEOF, FS_EINVAL from fs_below(.., 0)).  NULL is
+ * this thread's default generator (created if need be, as by any call
+ * with NULL): FS_ERANDOM when the OS refused to key it. */
 FS_API int fs_rng_error(const fs_rng *rng);
 
 /* Sets the sticky error (used by sources that run dry; rarely needed). */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -231,11 +232,16 @@ static int over_budget(run *r, uint64_t need, const char *what)
 {
     if (r->c->memory == 0 || need <= r->c->memory)
         return 0;
+    /* in KiB only when --memory is whole KiB ("--memory=0 KiB" for
+     * --memory=1 misled) */
+    int kib = r->c->memory >= 1024 && r->c->memory % 1024 == 0;
     fail(r, FS_ENOMEM,
-         "%s needs about %llu KiB, more than --memory=%llu KiB: use more "
+         "%s needs about %llu %s, more than --memory=%llu %s: use more "
          "ranks or a larger --memory",
-         what, (unsigned long long)(need >> 10),
-         (unsigned long long)(r->c->memory >> 10));
+         what, (unsigned long long)(kib ? (need + 1023) >> 10 : need),
+         kib ? "KiB" : "bytes",
+         (unsigned long long)(kib ? r->c->memory >> 10 : r->c->memory),
+         kib ? "KiB" : "bytes");
     return 1;
 }
 
@@ -867,7 +873,7 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     run *r = &R;
     MPI_Comm_size(comm, &r->P);
     MPI_Comm_rank(comm, &r->rank);
-    fs_mpi__shard sh = {{0}, {0}, -1, 0};
+    fs_mpi__shard sh = {.fd = -1};
     unsigned char *buf = NULL, *send = NULL, *recv = NULL;
     fs_mpi__item *own = NULL; /* the lines that stay on this rank */
     size_t nown = 0;
@@ -952,6 +958,10 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         own = NULL;
     }
 close:
+    /* test hook (tests/cli/mpi.bats): this rank dies here, shard written */
+    if (getenv("FAIRSHUF_MPI_TEST_DIE_RANK") != NULL &&
+        atoi(getenv("FAIRSHUF_MPI_TEST_DIE_RANK")) == r->rank)
+        raise(getenv("FAIRSHUF_MPI_TEST_DIE_TERM") ? SIGTERM : SIGKILL);
     if (r->rc == FS_OK)
         r->rc = fs_mpi__shard_close(&sh, msg, cap);
     if (failed(r))

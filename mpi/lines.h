@@ -4,6 +4,7 @@
 #define FS_MPI_LINES_H
 
 #include "internal.h"
+#include "outfile.h"
 
 typedef struct fs_mpi_lines_config {
     char *const *files;   /* the input: these files' concatenation */
@@ -47,20 +48,29 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
  * or out is too small. */
 int fs_mpi__shard_name(const char *pattern, int rank, char *out, size_t cap);
 
-/* A shard being written: fd on the temporary name tmp.  Each returns
- * FS_OK or a status with "what: why" in msg[cap]; all are local (the
- * caller agrees with the other ranks between the steps). */
+/* A shard being written, by lib/outfile.h's rules: fd is a new file that
+ * takes the shard's name only at commit -- an unnamed (O_TMPFILE) file
+ * where the system allows, so a rank that dies, even by SIGKILL, leaves
+ * nothing behind; else a hidden .SHARD.fairshuf-XXXXXX, announced to
+ * fs_mpi__shard_on_temp (when set) for removal on a signal.  tmp is the
+ * name messages give (the shard's).  Each returns FS_OK or a status with
+ * "what: why" in msg[cap]; all are local (the caller agrees with the
+ * other ranks between the steps). */
 typedef struct fs_mpi__shard {
     char name[4096], tmp[4096 + 32];
     int fd, committed;
+    fs__outfile out;
 } fs_mpi__shard;
 
-/* Opens SHARD.partial-XXXXXX (fails early if SHARD is a directory). */
+/* The program's hook for a temporary file's name (NULL: none). */
+extern void (*fs_mpi__shard_on_temp)(const char *name, void *arg);
+
+/* Opens the new file (fails early if SHARD is a directory). */
 int fs_mpi__shard_open(fs_mpi__shard *s, const char *pattern, int rank,
                        char *msg, size_t cap);
-/* Closes the temporary file (a close error is a write error). */
+/* Syncs the new file (an error is a write error); it stays open. */
 int fs_mpi__shard_close(fs_mpi__shard *s, char *msg, size_t cap);
-/* Renames it to its name: call only when every rank's shard is closed. */
+/* Gives it its name: call only when every rank's shard is closed. */
 int fs_mpi__shard_commit(fs_mpi__shard *s, char *msg, size_t cap);
 /* write(2) until done; -1 with errno on failure. */
 int fs_mpi__write_all(int fd, const void *buf, size_t n);

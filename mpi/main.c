@@ -8,11 +8,13 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "../programs/cli.h"
 #include "../programs/out.h"
+#include "../programs/pending.h"
 #include "fairshuf/lines.h"
 #include "lines.h"
 
@@ -166,7 +168,7 @@ static int parse(int argc, char **argv, opts *o)
             return -1;
         case '?':
             if (optopt)
-                return usage_error("invalid option -- '%c'",
+                return usage_error("invalid option -- '%s'",
                                    (const char[]){(char)optopt, 0});
             return usage_error("unrecognized option '%s'", argv[optind - 1]);
         default: /* ':' */
@@ -254,7 +256,9 @@ static int run_array(const opts *o, const uint8_t key[32],
     size_t n = (size_t)(hi - lo);
     uint64_t *v = malloc((n ? n : 1) * sizeof *v), *out = NULL;
     size_t m = 0;
-    fs_mpi__shard sh = {{0}, {0}, -1, 0};
+    fs_mpi__shard sh;
+    memset(&sh, 0, sizeof sh);
+    sh.fd = -1;
     FILE *f = NULL;
     int rc = v ? fs_mpi__shard_open(&sh, o->output, rank_, res->msg,
                                     sizeof res->msg)
@@ -345,6 +349,9 @@ static uint64_t default_memory(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* a hidden new shard (no O_TMPFILE) goes on SIGINT/SIGTERM/SIGHUP, as
+     * mpirun sends when a rank dies */
+    fs_mpi__shard_on_temp = pending_on_temp;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &P_);
     cli_prog = "fairshuf-mpi";

@@ -1,11 +1,13 @@
 /* shard.c -- output shards that appear only when whole: each rank writes
- * to SHARD.partial-XXXXXX and renames it to SHARD only after every rank
- * has finished (the callers agree in between). */
+ * a new file (lib/outfile.h: unnamed where the system allows) that takes
+ * the name SHARD only after every rank has finished (the callers agree in
+ * between). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lines.h"
@@ -38,6 +40,8 @@ int fs_mpi__shard_name(const char *pattern, int rank, char *out, size_t cap)
     return seen == 1 ? 0 : -1;
 }
 
+void (*fs_mpi__shard_on_temp)(const char *name, void *arg);
+
 int fs_mpi__shard_open(fs_mpi__shard *s, const char *pattern, int rank,
                        char *msg, size_t cap)
 {
@@ -45,6 +49,7 @@ int fs_mpi__shard_open(fs_mpi__shard *s, const char *pattern, int rank,
     s->fd = -1;
     s->committed = 0;
     s->tmp[0] = '\0';
+    memset(&s->out, 0, sizeof s->out);
     if (fs_mpi__shard_name(pattern, rank, s->name, sizeof s->name) != 0) {
         snprintf(msg, cap, "%s: bad shard name pattern", pattern);
         return FS_EINVAL;
@@ -53,24 +58,23 @@ int fs_mpi__shard_open(fs_mpi__shard *s, const char *pattern, int rank,
         snprintf(msg, cap, "%s: %s", s->name, strerror(EISDIR));
         return FS_EIO;
     }
-    snprintf(s->tmp, sizeof s->tmp, "%s.partial-XXXXXX", s->name);
-    if ((s->fd = mkostemp(s->tmp, O_CLOEXEC)) < 0) {
-        snprintf(msg, cap, "%s: %s", s->tmp, strerror(errno));
-        s->tmp[0] = '\0';
-        return FS_EIO;
+    snprintf(s->tmp, sizeof s->tmp, "%s", s->name);
+    fs__outfile_init(&s->out, s->name, fs_mpi__shard_on_temp, NULL);
+    int rc = fs__outfile_open(&s->out);
+    if (rc != FS_OK) {
+        snprintf(msg, cap, "%s: %s", s->name,
+                 rc == FS_ENOMEM ? "memory exhausted" : strerror(errno));
+        memset(&s->out, 0, sizeof s->out);
+        return rc;
     }
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(s->fd, 0666 & ~um); /* what open(O_CREAT) would give */
+    s->fd = s->out.fd;
     return FS_OK;
 }
 
 int fs_mpi__shard_close(fs_mpi__shard *s, char *msg, size_t cap)
 {
-    int fd = s->fd;
-    s->fd = -1;
-    if (fd >= 0 && close(fd) != 0) {
-        snprintf(msg, cap, "%s: %s", s->tmp, strerror(errno));
+    if (s->fd >= 0 && s->out.replace && fsync(s->fd) != 0) {
+        snprintf(msg, cap, "%s: %s", s->name, strerror(errno));
         return FS_EIO;
     }
     return FS_OK;
@@ -78,8 +82,10 @@ int fs_mpi__shard_close(fs_mpi__shard *s, char *msg, size_t cap)
 
 int fs_mpi__shard_commit(fs_mpi__shard *s, char *msg, size_t cap)
 {
-    if (rename(s->tmp, s->name) != 0) {
+    s->fd = -1;
+    if (fs__outfile_commit(&s->out) != FS_OK) {
         snprintf(msg, cap, "%s: %s", s->name, strerror(errno));
+        memset(&s->out, 0, sizeof s->out);
         return FS_EIO;
     }
     s->committed = 1;
@@ -103,13 +109,12 @@ int fs_mpi__write_all(int fd, const void *buf, size_t n)
 
 void fs_mpi__shard_discard(fs_mpi__shard *s)
 {
-    if (s->fd >= 0)
-        close(s->fd);
-    s->fd = -1;
     if (s->committed)
         unlink(s->name); /* whole, but another rank's shard failed */
-    else if (s->tmp[0])
-        unlink(s->tmp);
+    else if (s->out.path != NULL)
+        fs__outfile_abort(&s->out); /* the new file goes */
+    memset(&s->out, 0, sizeof s->out);
+    s->fd = -1;
     s->tmp[0] = '\0';
     s->committed = 0;
 }

@@ -184,7 +184,8 @@ void bench_write_svg(const bench *b, const char *file)
     if (ly1 <= ly0)
         ly1 = ly0 + 1;
     const double W = 760, H = 480, L = 70, R = 230, T = 40, B = 50;
-    char *tmp, s[160];
+    fs__outfile tmp;
+    char s[160];
     FILE *f = svg_open(file, &tmp);
     if (f == NULL) {
         cli_die(CLI_FAIL, "%s: %s", file, strerror(errno));
@@ -239,7 +240,7 @@ void bench_write_svg(const bench *b, const char *file)
     svg_end(f);
 #undef PX
 #undef PY
-    if (svg_close(f, tmp, file) != 0)
-        cli_die(CLI_FAIL, "%s: write error", file);
+    if (svg_close(f, &tmp) != 0)
+        cli_die(CLI_FAIL, "%s: %s", file, strerror(errno));
 }
 

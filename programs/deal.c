@@ -147,7 +147,7 @@ int cmd_deal(int argc, char **argv)
             deal_shoe(out, g, decks, alg, rng, sizes, nhands, show_rest, f, l,
                       k, count);
         } else {
-            cli_check(fs_dealer_deal(d, rng, deal), "deal");
+            out_check(out, fs_dealer_deal(d, rng, deal), "deal");
             deal_print(out, d, deal, f, l, k, count);
         }
         if ((k & 0x3ff) == 0)

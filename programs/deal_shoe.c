@@ -75,7 +75,7 @@ void deal_shoe(out_buf *o, const fs_game *g, unsigned decks, fs_algorithm alg,
         cli_die(CLI_USAGE, "%s: not enough cards: the hands need %zu, the "
                            "shoe holds %zu",
                 g->name, need, fs_shoe_left(&shoe));
-    cli_check(fs_shoe_shuffle(&shoe, alg, rng), "shuffle");
+    out_check(o, fs_shoe_shuffle(&shoe, alg, rng), "shuffle");
     int zh = lang == FS_LANG_ZH;
     char line[96];
     if (f == DEAL_TEXT && count > 1) {

@@ -188,7 +188,9 @@ static void draw_check(const run *R, int rc)
 /* ----------------------------------------------------------------- modes */
 
 /* -r: with replacement, endless without -n.  Output streams as drawn (an
- * endless run cannot wait); a failed draw ends it with exit 1. */
+ * endless run cannot wait); a failed draw (a --random-source running dry)
+ * ends it with exit 1 after the lines drawn so far, as GNU shuf (standard
+ * output; -o FILE stays untouched). */
 static int run_repeat(run *R, const fs_draws *d, lineset *ls, uint64_t hdr)
 {
     uint64_t n = R->o.have_range ? R->o.hi - R->o.lo + 1 : ls->n - hdr;
@@ -198,7 +200,10 @@ static int run_repeat(run *R, const fs_draws *d, lineset *ls, uint64_t hdr)
     put_header(R, ls, hdr);
     for (uint64_t k = 0; k < R->o.head; k++) {
         uint64_t j;
-        draw_check(R, fs_draws_below(d, n, &j));
+        int rc = fs_draws_below(d, n, &j);
+        if (rc != FS_OK && R->o.output == NULL)
+            lines_out_flush(&R->out); /* as GNU: the lines drawn so far */
+        draw_check(R, rc);
         if (R->o.have_range)
             lines_out_num(&R->out, R->o.lo + j);
         else

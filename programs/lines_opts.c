@@ -172,8 +172,11 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
         o->seed = arg;
         return 0;
     case OPT_MEMORY:
-        if (cli_parse_size(arg, &v) != 0 || v < 4096)
+        if (cli_parse_size(arg, &v) != 0)
             return opt_fail(msg, len, "invalid memory size: %s", arg, NULL);
+        if (v < 4096)
+            return opt_fail(msg, len, "invalid memory size: %s", arg,
+                            "the minimum is 4K (4096 bytes)");
         o->memory = v;
         return 0;
     case 'T': o->tmpdir = arg; return 0;

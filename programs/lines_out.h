@@ -1,27 +1,24 @@
 /* lines_out.h -- where `fairshuf lines` writes.  Standard output is
- * written as it comes; `-o FILE` never touches FILE until the run has
- * succeeded: the output goes to a new file beside FILE (an unnamed
- * O_TMPFILE where the system allows, else a hidden named one), which is
- * fsync'd and renamed over FILE at the end.  FILE keeps its permission
- * bits (and its owner, when allowed); a symbolic link keeps pointing at
- * the replaced file.  On any failure, or SIGINT/SIGTERM/SIGHUP, the new
- * file is removed and FILE is as it was.  Not a regular file (a device, a
- * FIFO, /dev/stdout) or a folder that refuses new files: written in place,
- * as GNU shuf does. */
+ * written as it comes; `-o FILE` follows lib/outfile.h (the one output
+ * helper of the CLI): FILE is untouched until the run has succeeded (a new
+ * file beside it, fsync'd and renamed over it at the end, keeping its
+ * permission bits); a symbolic link keeps pointing at the replaced file;
+ * on any failure, or SIGINT/SIGTERM/SIGHUP, the new file is removed
+ * (pending.h).  Not a regular file (a device, a FIFO, /dev/stdout) or a
+ * folder that refuses new files: written in place, as GNU shuf does. */
 #ifndef FS_LINES_OUT_H
 #define FS_LINES_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "outfile.h"
+
 typedef struct lines_out {
     const char *path;   /* -o FILE, or NULL for standard output */
     unsigned char delim;
     int fd;             /* -1 until opened */
-    int replace;        /* fd is a new file that replaces `target` */
-    int named;          /* ... and it has a name: tmp */
-    char *target;       /* FILE, or the file a symbolic link FILE names */
-    char *tmp;          /* the new file's name, once it has one */
+    fs__outfile file;   /* -o FILE (lib/outfile.h) */
     uint64_t total;     /* bytes handed to write() */
     size_t len;
     unsigned char b[1 << 16];
@@ -38,9 +35,10 @@ void lines_out_put(lines_out *o, const void *p, size_t n);
 void lines_out_num(lines_out *o, uint64_t v); /* v and the delimiter */
 void lines_out_flush(lines_out *o);
 
-/* A write failure with bytes_so_far handed to write() in all: GNU's
- * messages ("write error: why", and "write error" again past the first
- * stdio buffer), then exit 1 (the new file removed). */
+/* A write failure with bytes_so_far handed to write() in all: one
+ * message, "write error: why" (GNU says "write error" a second time past
+ * its first stdio buffer; fairshuf does not), then exit 1 (the new file
+ * removed). */
 _Noreturn void lines_out_failed(lines_out *o, uint64_t bytes_so_far, int err);
 
 /* Success: flushes, and for -o FILE syncs and renames the new file over

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
+
 #define OUT_CAP (1u << 16)
 
 typedef struct out_buf {
@@ -62,6 +64,17 @@ static inline void out_u64(out_buf *o, uint64_t v)
         v /= 10;
     } while (v);
     out_bytes(o, tmp + i, (size_t)(20 - i));
+}
+
+/* cli_check for a record's random draws: on failure the records already
+ * made (the buffer holds whole ones only) are written before the error,
+ * so the output ends with a whole record, never half of one. */
+static inline void out_check(out_buf *o, int rc, const char *what)
+{
+    if (rc != FS_OK) {
+        out_flush(o);
+        cli_check(rc, what);
+    }
 }
 
 #endif

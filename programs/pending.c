@@ -53,3 +53,12 @@ void pending_done(void)
 {
     have_pending = 0;
 }
+
+void pending_on_temp(const char *name, void *arg)
+{
+    (void)arg;
+    if (name)
+        pending_set(name);
+    else
+        pending_done();
+}

@@ -14,5 +14,7 @@
 void pending_set(const char *name);
 /* The file is in place (renamed) or removed: nothing to clean up. */
 void pending_done(void);
+/* lib/outfile.h's on_temp: pending_set(name), or pending_done() on NULL. */
+void pending_on_temp(const char *name, void *arg);
 
 #endif

@@ -117,7 +117,8 @@ int cmd_perm(int argc, char **argv)
     for (uint64_t k = 0; k < count; k++) {
         for (uint64_t i = 0; i < n; i++)
             a[i] = i + (uint64_t)one_based;
-        cli_check(alg == FS_ALG_AUTO
+        out_check(&out,
+                  alg == FS_ALG_AUTO
                       ? fs_shuffle_threads(a, (size_t)n, sizeof *a, threads,
                                            rng)
                       : fs_shuffle_with(alg, a, (size_t)n, sizeof *a, rng),

@@ -1,55 +1,66 @@
 /* svg.c -- the one SVG writer of the CLI (see svg.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fairshuf.h"
+#include "json.h"
 #include "pending.h"
 #include "svg.h"
 
-FILE *svg_open(const char *path, char **tmp)
+FILE *svg_open(const char *path, fs__outfile *o)
 {
-    size_t len = strlen(path) + 16;
-    *tmp = malloc(len);
-    if (*tmp == NULL)
-        return NULL;
-    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(*tmp);
-    if (fd < 0) {
-        free(*tmp);
-        *tmp = NULL;
+    fs__outfile_init(o, path, pending_on_temp, NULL);
+    int rc = fs__outfile_open(o);
+    if (rc != FS_OK) {
+        if (rc == FS_ENOMEM)
+            errno = ENOMEM;
         return NULL;
     }
-    pending_set(*tmp);
-    FILE *f = fdopen(fd, "w");
+    int fd = dup(o->fd); /* stdio closes its own; o keeps one to commit */
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (f == NULL) {
-        close(fd);
-        unlink(*tmp);
-        pending_done();
-        free(*tmp);
-        *tmp = NULL;
+        if (fd >= 0)
+            close(fd);
+        fs__outfile_abort(o);
     }
     return f;
 }
 
-int svg_close(FILE *f, char *tmp, const char *path)
+int svg_close(FILE *f, fs__outfile *o)
 {
     int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (!bad && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0) {
-        pending_done();
-        free(tmp);
-        return 0;
+    errno = 0;
+    if (fflush(f) != 0)
+        bad = 1;
+    int err = errno ? errno : EIO; /* a failed flush says why */
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
     }
-    unlink(tmp);
-    pending_done();
-    free(tmp);
-    return -1;
+    if (bad) {
+        fs__outfile_abort(o);
+        errno = err;
+        return -1;
+    }
+    return fs__outfile_commit(o) == FS_OK ? 0 : -1;
 }
 
 void svg_esc(FILE *f, const char *s)
 {
     for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80) {
+            size_t k = utf8_valid_len(s);
+            if (k == 0) {
+                fputs("\xef\xbf\xbd", f); /* U+FFFD for a stray byte */
+            } else {
+                fwrite(s, 1, k, f);
+                s += k - 1;
+            }
+            continue;
+        }
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;

@@ -1,18 +1,24 @@
 /* svg.h -- the one SVG writer of the CLI: verify's heat maps, bars and
- * --swaps sweep, bench's plot.  A file is written to PATH.tmpXXXXXX and
- * renamed when whole, so a failed or interrupted run leaves nothing
- * half-written (pending.h). */
+ * --swaps sweep, its HTML report, bench's plot.  Files are written by
+ * lib/outfile.h's rules, as `lines -o`: a regular file is replaced only
+ * when whole (a new file beside it, renamed over it), so a failed or
+ * interrupted run leaves nothing half-written (pending.h); a symbolic link
+ * is followed; a device or FIFO is written in place, never replaced. */
 #ifndef FS_SVG_H
 #define FS_SVG_H
 
 #include <stdio.h>
 
-/* Opens PATH.tmpXXXXXX; *tmp receives its name (NULL on failure). */
-FILE *svg_open(const char *path, char **tmp);
-/* Closes f and renames tmp to path; 0, or -1 (tmp removed) on error. */
-int svg_close(FILE *f, char *tmp, const char *path);
+#include "outfile.h"
 
-/* s with < > & " escaped and control characters (but \n, \t) dropped. */
+/* Opens path for writing (o is the caller's); NULL with errno set. */
+FILE *svg_open(const char *path, fs__outfile *o);
+/* Closes f and puts the file in place; 0, or -1 with errno set (the new
+ * file removed, path as it was). */
+int svg_close(FILE *f, fs__outfile *o);
+
+/* s with < > & " escaped, control characters (but \n, \t) dropped and a
+ * byte that is not valid UTF-8 written as U+FFFD: valid XML text. */
 void svg_esc(FILE *f, const char *s);
 /* <svg> of w x h with a <title> and a white background; xml_decl: also
  * the <?xml?> line (a standalone file, not inline in HTML). */

@@ -3,6 +3,7 @@
  * read from any program), corrects for multiple testing (Holm), prints one
  * verdict, and draws where the bias is.  The statistics are all in the
  * library; this file plans runs and drives the renderers. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +33,8 @@ static const char usage_text[] =
     "  -s, --seed=S          seed (default 'fairshuf-verify'); in the all\n"
     "                        run each algorithm gets the seed S/NAME/N\n"
     "      --test=LIST       comma-separated: perm, position, pairs,\n"
-    "                        inversions, cycles, fixed-points, or all\n"
+    "                        inversions, cycles, fixed-points, max-cell,\n"
+    "                        or all\n"
     "  -A, --alpha=A         family-wise error rate (default 0.01)\n"
     "  -I, --input=FILE      test permutations read from FILE ('-' = stdin):\n"
     "                        one per line, space- or comma-separated,\n"
@@ -42,6 +44,8 @@ static const char usage_text[] =
     "      --svg=FILE        write the position heat map(s) as SVG (with\n"
     "                        --swaps: the sweep plotted against N)\n"
     "      --report=FILE     write a self-contained HTML report\n"
+    "      --bias=PCT        the single-cell bias the power line prices\n"
+    "                        (trials needed to see it; default 1)\n"
     "  -f, --format=FMT      text (default) or json\n"
     "      --color=WHEN      heat map in colour: auto (stdout is a terminal),\n"
     "                        always, never\n"
@@ -82,6 +86,7 @@ typedef struct vconfig {
     const char *alg_name, *rng_name, *seed, *input, *svg, *report, *swaps;
     uint64_t n, trials;
     int have_n, have_trials, json, color, verbose, progress;
+    double bias;
     unsigned tests, explicit_tests;
     double alpha;
     const fs_rng_info *rinfo;
@@ -174,7 +179,7 @@ static void evaluate(vreport *rep, unsigned explicit_tests)
                           fs_test_name(fs_test_at(k)), r->res[k].why);
         }
         r->inconclusive = ran == 0;
-        if (r->tally && (r->tests & FS_TEST_POSITION) &&
+        if (r->tally && (r->tests & (FS_TEST_POSITION | FS_TEST_MAXCELL)) &&
             fs_tally_trials(r->tally) > 0) {
             r->dev = malloc(FS_MATRIX_MAX_N * FS_MATRIX_MAX_N * sizeof *r->dev);
             r->z = malloc(FS_MATRIX_MAX_N * FS_MATRIX_MAX_N * sizeof *r->z);
@@ -223,6 +228,8 @@ static int decide(const vreport *rep)
 {
     if (rep->sweep_mode) /* a measurement: no expectation to meet */
         return CLI_OK;
+    if (rep->unreachable) /* a lab fails it whatever the tests say */
+        return CLI_BIASED;
     if (!rep->all_mode) {
         const vrun *r = &rep->runs[0];
         return r->biased ? CLI_BIASED
@@ -276,7 +283,7 @@ static unsigned parse_tests(const char *list)
 static void parse(vconfig *cf, int argc, char **argv)
 {
     enum { O_SVG = 256, O_REPORT, O_COLOR, O_PROGRESS, O_NOPROGRESS, O_TEST,
-           O_SWAPS };
+           O_SWAPS, O_BIAS };
     static const struct option opts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"rng", required_argument, NULL, 'G'},
@@ -288,6 +295,7 @@ static void parse(vconfig *cf, int argc, char **argv)
         {"input", required_argument, NULL, 'I'},
         {"svg", required_argument, NULL, O_SVG},
         {"report", required_argument, NULL, O_REPORT},
+        {"bias", required_argument, NULL, O_BIAS},
         {"format", required_argument, NULL, 'f'},
         {"color", required_argument, NULL, O_COLOR},
         {"colour", required_argument, NULL, O_COLOR},
@@ -305,6 +313,7 @@ static void parse(vconfig *cf, int argc, char **argv)
     cf->color = cf->progress = -1;
     cf->tests = FS_TEST_ALL;
     cf->alpha = 0.01;
+    cf->bias = 0.01;
     int c;
     while ((c = getopt_long(argc, argv, "a:G:N:c:s:A:I:f:v", opts, NULL)) !=
            -1) {
@@ -316,6 +325,9 @@ static void parse(vconfig *cf, int argc, char **argv)
             cf->have_n = 1;
             break;
         case 'c':
+            if (optarg[0] == '-') /* not "0 or more": 0 is refused too */
+                cli_die(CLI_USAGE, "invalid trial count: '%s': must be at "
+                                   "least 1", optarg);
             cf->trials = cli_u64_or_die("trial count", optarg);
             cf->have_trials = 1;
             break;
@@ -328,6 +340,17 @@ static void parse(vconfig *cf, int argc, char **argv)
                 !(cf->alpha > 0 && cf->alpha < 1))
                 cli_die(CLI_USAGE, "invalid alpha: '%s': must be in (0, 1)",
                         optarg);
+            break;
+        }
+        case O_BIAS: {
+            char *end;
+            double pct = strtod(optarg, &end);
+            if (*end == '%')
+                end++;
+            if (*optarg == '\0' || *end != '\0' || !(pct > 0 && pct <= 100))
+                cli_die(CLI_USAGE, "invalid bias: '%s': a percentage in "
+                                   "(0, 100]", optarg);
+            cf->bias = pct / 100;
             break;
         }
         case 'I': cf->input = optarg; break;
@@ -386,7 +409,7 @@ static void parse(vconfig *cf, int argc, char **argv)
         cli_die(CLI_USAGE, "invalid size: '%llu': must be 2..100000",
                 (unsigned long long)cf->n);
     if (!cf->input && cf->trials == 0)
-        cli_die(CLI_USAGE, "invalid trial count: must be at least 1");
+        cli_die(CLI_USAGE, "invalid trial count: '0': must be at least 1");
     if (cf->color < 0)
         cf->color = isatty(1);
     cf->rinfo = fs_rng_find(cf->rng_name ? cf->rng_name : "chacha20");
@@ -446,7 +469,8 @@ static void plan_all(vreport *rep, const vconfig *cf)
     if (cf->have_n)
         return;
     unsigned t = cf->tests & (FS_TEST_POSITION | FS_TEST_INVERSIONS |
-                              FS_TEST_CYCLES | FS_TEST_FIXED);
+                              FS_TEST_CYCLES | FS_TEST_FIXED |
+                              FS_TEST_MAXCELL);
     for (size_t i = 0; t && i < na; i++) {
         const fs_algorithm_info *a = algs[i];
         if (a->quadratic || a->cyclic)
@@ -540,11 +564,14 @@ static void report(const vreport *rep, const vconfig *cf)
 {
     if (cf->svg && rep->sweep_mode) {
         if (verify_write_sweep_svg(rep, cf->svg) != 0)
-            cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
+            cli_die(CLI_FAIL, "%s: cannot write SVG: %s", cf->svg,
+                    strerror(errno));
     } else if (cf->svg && verify_write_svg(rep, cf->svg) != 0)
-        cli_die(CLI_FAIL, "%s: cannot write SVG", cf->svg);
+        cli_die(CLI_FAIL, "%s: cannot write SVG: %s", cf->svg,
+                strerror(errno));
     if (cf->report && verify_write_html(rep, cf->report) != 0)
-        cli_die(CLI_FAIL, "%s: cannot write report", cf->report);
+        cli_die(CLI_FAIL, "%s: cannot write report: %s", cf->report,
+                strerror(errno));
     if (cf->json) {
         verify_print_json(rep, stdout);
         return;
@@ -584,6 +611,15 @@ int cmd_verify(int argc, char **argv)
     }
     cli_progress_end(&bar);
     evaluate(&rep, cf.explicit_tests);
+    rep.bias = cf.bias;
+    if (!cf.input) {
+        rep.rinfo = cf.rinfo;
+        for (size_t i = 0; i < rep.count; i++)
+            if (rep.runs[i].n > rep.reach_n)
+                rep.reach_n = rep.runs[i].n;
+        rep.unreachable = !cf.rinfo->cryptographic &&
+                          cf.rinfo->seed_bits < fs_log2_factorial(rep.reach_n);
+    }
     rep.status = decide(&rep);
     rep.ok = rep.status == CLI_OK;
     report(&rep, &cf);

@@ -50,6 +50,11 @@ typedef struct vreport {
     const char *seed;       /* the base seed */
     int all_mode;           /* default run over every algorithm */
     int sweep_mode;         /* --swaps=LIST: one run per swap count */
+    const fs_rng_info *rinfo; /* the generator (NULL for input) */
+    unsigned reach_n;       /* the largest n of the runs */
+    int unreachable;        /* a non-cryptographic generator whose seeds
+                               reach fewer than reach_n! orders: fails */
+    double bias;            /* --bias: the stated single-cell bias (0..1) */
     int ok;                 /* exit condition met (status 0) */
     int status;             /* the exit status: 0, 3 biased, 4 inconclusive */
 } vreport;
@@ -58,6 +63,15 @@ typedef struct vreport {
  * line in runs of `group` -- 0: detect) into a new tally.  Dies with
  * "FILE:LINE: why" on malformed input. */
 void verify_read_input(vrun *r, const char *path, unsigned group);
+
+/* verify_text.c: the plain-language lines every view shows (text, JSON,
+ * HTML).  verify_where: the strongest evidence of label's bias, "LABEL
+ * n=N TEST: CELL: O, expected E (+X%)"; 0 (buf empty) if not biased.
+ * verify_power: what the trial count can and cannot see.
+ * verify_unreachable: why an unreachable generator fails (empty if not). */
+int verify_where(const vreport *rep, const char *label, char *buf, size_t len);
+void verify_power(const vreport *rep, char *buf, size_t len);
+void verify_unreachable(const vreport *rep, char *buf, size_t len);
 
 /* verify_text.c */
 /* --verbose: every statistic and p-value, the worst cells, heat maps. */

@@ -101,7 +101,7 @@ void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)
 
 int verify_write_svg(const vreport *rep, const char *path)
 {
-    char *tmp;
+    fs__outfile tmp;
     FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
@@ -129,7 +129,7 @@ int verify_write_svg(const vreport *rep, const char *path)
         j++;
     }
     svg_end(f);
-    return svg_close(f, tmp, path);
+    return svg_close(f, &tmp);
 }
 
 /* Post 002's picture as SVG: a bar per order, the band a fair shuffle's
@@ -189,7 +189,7 @@ static void html_p(FILE *f, double p)
 
 int verify_write_html(const vreport *rep, const char *path)
 {
-    char *tmp;
+    fs__outfile tmp;
     FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
@@ -214,7 +214,37 @@ int verify_write_html(const vreport *rep, const char *path)
             rep->all_mode ? (rep->ok ? "every fair algorithm passed and "
                                        "every negative control was flagged"
                                      : "UNEXPECTED results")
-                          : (rep->runs[0].biased ? "BIASED" : "fair"));
+                          : (rep->unreachable ? "FAILS: unreachable orders"
+                             : rep->runs[0].biased ? "BIASED" : "fair"));
+    char line[400];
+    verify_unreachable(rep, line, sizeof line);
+    if (line[0]) {
+        fprintf(f, "<p class=\"rej\">FAILS: ");
+        svg_esc(f, line);
+        fprintf(f, "</p>\n");
+    }
+    int any_where = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(rep->runs[j].label, rep->runs[i].label) != 0;
+        if (!first || !verify_where(rep, rep->runs[i].label, line,
+                                    sizeof line))
+            continue;
+        if (!any_where++)
+            fprintf(f, "<h2>Where the bias is</h2>\n<ul class=\"where\">\n");
+        fprintf(f, "<li>");
+        svg_esc(f, line);
+        fprintf(f, "</li>\n");
+    }
+    if (any_where)
+        fprintf(f, "</ul>\n");
+    verify_power(rep, line, sizeof line);
+    if (line[0]) {
+        fprintf(f, "<p class=\"power\">");
+        svg_esc(f, line);
+        fprintf(f, "</p>\n");
+    }
     fprintf(f, "<h2>Tests</h2>\n<table>\n<tr><th class=\"l\">algorithm"
                "</th><th>expected</th><th>n</th><th>trials</th>");
     for (unsigned k = 0; k < FS_TEST_COUNT; k++)
@@ -277,5 +307,5 @@ int verify_write_html(const vreport *rep, const char *path)
         fprintf(f, "</div>\n");
     }
     fprintf(f, "</body>\n</html>\n");
-    return svg_close(f, tmp, path);
+    return svg_close(f, &tmp);
 }

@@ -94,7 +94,7 @@ int verify_write_sweep_svg(const vreport *rep, const char *path)
         a.x1 = a.x0 + 1;
     double vlo = pow(10, a.y0);
 
-    char *tmp;
+    fs__outfile tmp;
     FILE *f = svg_open(path, &tmp);
     if (f == NULL)
         return -1;
@@ -169,5 +169,5 @@ int verify_write_sweep_svg(const vreport *rep, const char *path)
     svg_text(f, lx + 30, ly + 52, 11, "start", "#666",
              "(at or below 0: on the bottom edge)");
     svg_end(f);
-    return svg_close(f, tmp, path);
+    return svg_close(f, &tmp);
 }

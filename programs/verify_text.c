@@ -49,6 +49,7 @@ void verify_describe_cell(const vrun *r, const fs_test_result *res,
         return;
     }
     case FS_TEST_POSITION:
+    case FS_TEST_MAXCELL:
         if (r->side != r->n && r->tally) {
             unsigned e0 = fs_tally_bin_start(r->tally, (unsigned)c->row);
             unsigned e1 = fs_tally_bin_start(r->tally, (unsigned)c->row + 1);
@@ -174,6 +175,7 @@ static void print_verdict(const vreport *rep, FILE *f)
                 "negative controls flagged BIASED\n",
                 rep->status == 0   ? "OK"
                 : rep->status == 4 ? "INCONCLUSIVE"
+                : rep->unreachable ? "FAILS (unreachable orders)"
                                    : "UNEXPECTED",
                 fair_ok, fair, ctl_ok, ctl);
         if (unknown)
@@ -182,23 +184,42 @@ static void print_verdict(const vreport *rep, FILE *f)
                     unknown, unknown == 1 ? "" : "s");
     } else {
         const vrun *r = &rep->runs[0];
-        fprintf(f, "verdict: %s: %s\n", r->label,
+        fprintf(f, "verdict: %s: %s%s\n", r->label,
+                rep->unreachable ? "FAILS (unreachable orders); the tests "
+                                   "alone say "
+                                 : "",
                 r->biased         ? "BIASED"
                 : r->inconclusive ? "inconclusive: no test could run (too "
                                     "few trials or n too large)"
                                   : "fair");
     }
+    char line[400];
+    verify_unreachable(rep, line, sizeof line);
+    if (line[0]) /* at most 100 columns a line */
+        fprintf(f, "  UNREACHABLE ORDERS: %s (%u-bit seed) can produce at "
+                   "most 2^%u of the 2^%.1f\n    orders of %u items: most "
+                   "orders can never come up, whatever the tests say\n",
+                rep->rinfo->name, rep->rinfo->seed_bits,
+                rep->rinfo->seed_bits, fs_log2_factorial(rep->reach_n),
+                rep->reach_n);
     fprintf(f, "  (Holm's correction, family-wise alpha %g over %zu "
                "p-value%s)\n",
             rep->alpha, rep->family, rep->family == 1 ? "" : "s");
+    verify_power(rep, line, sizeof line);
+    char *semi = strstr(line, "; ");
+    if (semi) { /* two lines of at most 100 columns */
+        *semi = '\0';
+        fprintf(f, "  %s;\n    %s\n", line, semi + 2);
+    }
 }
 
 /* The strongest evidence of one algorithm's bias: its rejected test with
  * the smallest Holm-adjusted p over all its runs. */
-static void print_where(const vreport *rep, const char *label, FILE *f)
+int verify_where(const vreport *rep, const char *label, char *buf, size_t len)
 {
     const vrun *best = NULL;
     unsigned bk = 0;
+    buf[0] = '\0';
     for (size_t j = 0; j < rep->count; j++) {
         const vrun *r = &rep->runs[j];
         if (strcmp(r->label, label) != 0)
@@ -209,27 +230,80 @@ static void print_where(const vreport *rep, const char *label, FILE *f)
                 best = r, bk = k;
     }
     if (best == NULL)
-        return;
+        return 0;
     const fs_test_result *t = &best->res[bk];
     char p[32];
     fmt_p(t->p, p, sizeof p);
     if (t->nworst == 0) {
-        fprintf(f, "  %s n=%u %s: mean inversions %s than uniform (p=%s)\n",
-                label, best->n, fs_test_name(t->test),
-                t->statistic > 0 ? "higher" : "lower", p);
-        return;
+        snprintf(buf, len, "%s n=%u %s: mean inversions %s than uniform "
+                           "(p=%s)",
+                 label, best->n, fs_test_name(t->test),
+                 t->statistic > 0 ? "higher" : "lower", p);
+        return 1;
     }
-    char d[128], line[400];
+    char d[128];
     verify_describe_cell(best, t, &t->worst[0], d, sizeof d);
     const fs_cell *w = &t->worst[0];
-    snprintf(line, sizeof line,
-             "  %s n=%u %s: %s: %.0f, expected %.0f (%+.0f%%)",
+    snprintf(buf, len, "%s n=%u %s: %s: %.0f, expected %.0f (%+.0f%%)",
              label, best->n, fs_test_name(t->test), d, w->observed,
              w->expected,
              w->expected > 1e-200 ? 100 * (w->observed / w->expected - 1)
                                   : INFINITY);
+    return 1;
+}
+
+static void print_where(const vreport *rep, const char *label, FILE *f)
+{
+    char line[400];
+    if (!verify_where(rep, label, line + 2, sizeof line - 2))
+        return;
+    line[0] = line[1] = ' ';
     line[99] = '\0'; /* one line of at most 99 columns (ASCII) */
     fprintf(f, "%s\n", line);
+}
+
+/* The run the power line is about: the first that ran max-cell. */
+static const vrun *power_run(const vreport *rep)
+{
+    for (size_t i = 0; i < rep->count; i++)
+        for (unsigned k = 0; k < FS_TEST_COUNT; k++)
+            if (rep->runs[i].res[k].test == FS_TEST_MAXCELL &&
+                rep->runs[i].res[k].applicable)
+                return &rep->runs[i];
+    return NULL;
+}
+
+void verify_power(const vreport *rep, char *buf, size_t len)
+{
+    const vrun *r = power_run(rep);
+    buf[0] = '\0';
+    if (r == NULL)
+        return;
+    double d = fs_maxcell_detectable(r->n, r->trials, rep->alpha,
+                                     rep->family);
+    double need = fs_maxcell_trials(r->n, rep->bias, rep->alpha, rep->family);
+    if (isnan(d) || isnan(need))
+        return;
+    snprintf(buf, len,
+             "power: at %llu trials (n=%u) a one-cell bias under %.2g%% "
+             "passes unseen; %.3g%% needs %.0f trials (one element on one "
+             "position that often; max-cell, 90%% power)",
+             (unsigned long long)r->trials, r->n, 100 * d, 100 * rep->bias,
+             need);
+}
+
+void verify_unreachable(const vreport *rep, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!rep->unreachable)
+        return;
+    double need = fs_log2_factorial(rep->reach_n);
+    snprintf(buf, len,
+             "UNREACHABLE ORDERS: %s (%u-bit seed) can produce at most 2^%u "
+             "of the 2^%.1f orders of %u items: most orders can never come "
+             "up, whatever the tests say (a gaming lab fails it)",
+             rep->rinfo->name, rep->rinfo->seed_bits, rep->rinfo->seed_bits,
+             need, rep->reach_n);
 }
 
 void verify_print_summary(const vreport *rep, FILE *f, int color)
@@ -563,8 +637,33 @@ void verify_print_json(const vreport *rep, FILE *f)
         jstr(f, rep->rng);
     else
         fprintf(f, "null");
-    fprintf(f, ",\"ok\":%s,\"status\":%d,\"runs\":[",
+    fprintf(f, ",\"ok\":%s,\"status\":%d,\"unreachable\":",
             rep->ok ? "true" : "false", rep->status);
+    char line[400];
+    verify_unreachable(rep, line, sizeof line);
+    if (line[0])
+        jstr(f, line);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\"power\":");
+    const vrun *pr = power_run(rep);
+    verify_power(rep, line, sizeof line);
+    if (line[0] && pr) {
+        fprintf(f, "{\"n\":%u,\"trials\":%llu,\"detectable_bias\":", pr->n,
+                (unsigned long long)pr->trials);
+        jnum(f, fs_maxcell_detectable(pr->n, pr->trials, rep->alpha,
+                                      rep->family));
+        fprintf(f, ",\"stated_bias\":");
+        jnum(f, rep->bias);
+        fprintf(f, ",\"trials_needed\":");
+        jnum(f, fs_maxcell_trials(pr->n, rep->bias, rep->alpha, rep->family));
+        fprintf(f, ",\"text\":");
+        jstr(f, line);
+        fprintf(f, "}");
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ",\"runs\":[");
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
         fprintf(f, "%s\n{\"algorithm\":", i ? "," : "");
@@ -579,9 +678,14 @@ void verify_print_json(const vreport *rep, FILE *f)
             fprintf(f, "null");
         else
             jstr(f, r->seed);
-        fprintf(f, ",\"verdict\":\"%s\",\"tests\":[",
+        fprintf(f, ",\"verdict\":\"%s\",\"where\":",
                 r->biased ? "biased" : r->inconclusive ? "inconclusive"
                                                        : "fair");
+        if (r->biased && verify_where(rep, r->label, line, sizeof line))
+            jstr(f, line);
+        else
+            fprintf(f, "null");
+        fprintf(f, ",\"tests\":[");
         for (unsigned k = 0; k < FS_TEST_COUNT; k++) {
             const fs_test_result *t = &r->res[k];
             fprintf(f, "%s{\"test\":\"%s\",\"applicable\":%s", k ? "," : "",

@@ -99,13 +99,14 @@ typedef enum fs_test {
     FS_TEST_INVERSIONS = 8,  /* inversion count: z against exact moments */
     FS_TEST_CYCLES = 16,     /* number of cycles: chi-square, exact dist. */
     FS_TEST_FIXED = 32,      /* number of fixed points: chi-square, exact */
-    FS_TEST_ALL = 63
+    FS_TEST_MAXCELL = 64,    /* the one most extreme position cell, corrected */
+    FS_TEST_ALL = 127
 } fs_test;
 
-#define FS_TEST_COUNT 6
+#define FS_TEST_COUNT 7
 
 /* Name of one test ("perm", "position", "pairs", "inversions", "cycles",
- * "fixed-points"); NULL for anything else.  fs_test_find() is the inverse
+ * "fixed-points", "max-cell"); NULL for anything else.  fs_test_find() is the inverse
  * (0 if unknown); fs_test_at(i), i < FS_TEST_COUNT, lists them in order. */
 FS_API const char *fs_test_name(fs_test t);
 FS_API fs_test fs_test_find(const char *name);
@@ -180,6 +181,31 @@ typedef struct fs_test_result {
  * (Satterthwaite): for the plain position matrix this is exact, stat x
  * (n-1)/n ~ chi-square with (n-1)^2 df.  docs/verify.md derives each. */
 FS_API int fs_tally_result(const fs_tally *t, fs_test test, fs_test_result *out);
+
+/* The max-cell test (FS_TEST_MAXCELL) looks at the position matrix's one
+ * cell of largest |z|, z = (o - e) / sd with the cell's exact null
+ * standard deviation (per permutation a cell's count is hypergeometric:
+ * var = c (r/n) (1 - r/n) (n - c)/(n - 1) for a bin of r elements and c
+ * positions; Bernoulli(1/n) unbinned).  Its p-value is that cell's
+ * two-sided normal p times the number of cells m (Bonferroni, valid
+ * whatever the dependence between cells), capped at 1.  The chi-square
+ * position test spreads one bad cell over (n-1)^2 degrees of freedom;
+ * this test does not: it sees a single extreme cell ~sqrt(df) times
+ * sooner.  Needs 5 expected per cell, as position does.
+ *
+ * Its power, for verdicts to state (alpha: the family-wise rate; family:
+ * the size of the Holm family the test is in, so the worst-case threshold
+ * alpha / family is used; power 90%): the model is "one element is put
+ * on one position in a fraction eps of the shuffles, fair otherwise" (a
+ * cell of probability p = 1/n moves to p + eps (1 - p)).
+ * fs_maxcell_detectable: the smallest eps that `trials` shuffles of n
+ * detect; fs_maxcell_trials: the shuffles needed to detect eps.  NaN for
+ * n < 2, n > FS_MATRIX_MAX_N (binned cells), trials == 0, eps outside
+ * (0, 1], alpha outside (0, 1). */
+FS_API double fs_maxcell_detectable(unsigned n, uint64_t trials, double alpha,
+                                    size_t family);
+FS_API double fs_maxcell_trials(unsigned n, double eps, double alpha,
+                                size_t family);
 
 /* Heat-map data: the position matrix as relative deviation from uniform,
  * dev[r * side + c] = observed / expected - 1 for element (bin) r at

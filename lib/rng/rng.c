@@ -59,6 +59,8 @@ const fs_rng_info *fs_rng_info_of(const fs_rng *rng)
 
 int fs_rng_error(const fs_rng *rng)
 {
+    if (rng == NULL) /* NULL: this thread's default generator */
+        rng = fs_rng_default();
     return rng ? rng->error : FS_ERANDOM;
 }
 

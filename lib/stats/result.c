@@ -9,7 +9,8 @@
 #define MIN_EXPECTED 5.0
 
 static const char *const names[FS_TEST_COUNT] = {
-    "perm", "position", "pairs", "inversions", "cycles", "fixed-points"};
+    "perm", "position", "pairs", "inversions", "cycles", "fixed-points",
+    "max-cell"};
 
 fs_test fs_test_at(unsigned i)
 {
@@ -159,6 +160,101 @@ static int position_test(const fs_tally *t, fs_test_result *r)
         scaled_chisq(r, sum, mu, tr2);
     }
     return FS_OK;
+}
+
+/* The null standard deviation of cell (g, h)'s count over T trials. */
+static double pos_sd(const fs_tally *t, unsigned g, unsigned h)
+{
+    double n = t->n, T = (double)t->trials;
+    if (t->cyclic) {
+        double p = 1 / (n - 1);
+        return sqrt(T * p * (1 - p));
+    }
+    double rg = fs_tally_bin_start(t, g + 1) - fs_tally_bin_start(t, g);
+    double ch = fs_tally_bin_start(t, h + 1) - fs_tally_bin_start(t, h);
+    return sqrt(T * ch * (rg / n) * (1 - rg / n) * (n - ch) / (n - 1));
+}
+
+static int maxcell_test(const fs_tally *t, fs_test_result *r)
+{
+    unsigned s = t->side;
+    r->bins = s;
+    if (t->pos == NULL)
+        return not_run(r, "not requested");
+    if (t->cyclic && (s != t->n || t->n < 3))
+        return not_run(r, t->n < 3 ? "n < 3: only one cycle"
+                                   : "cyclic and n > 64");
+    double zmax = 0, m = 0;
+    for (unsigned g = 0; g < s; g++)
+        for (unsigned h = 0; h < s; h++) {
+            double e = pos_expected(t, g, h);
+            if (e == 0)
+                continue;
+            if (e < MIN_EXPECTED)
+                return not_run(r, "too few trials (need 5 per cell)");
+            double o = (double)t->pos[(size_t)g * s + h];
+            double sd = pos_sd(t, g, h);
+            double z = sd > 0 ? (o - e) / sd : 0;
+            m++;
+            if (fabs(z) > fabs(zmax))
+                zmax = z;
+            note_cell(r, g, h, o, e);
+        }
+    for (unsigned k = 0; k < r->nworst; k++) /* report the exact z */
+        r->worst[k].z = (r->worst[k].observed - r->worst[k].expected) /
+                        pos_sd(t, (unsigned)r->worst[k].row,
+                               (unsigned)r->worst[k].col);
+    r->normal = 1;
+    r->statistic = zmax;
+    r->df = m; /* the number of cells the maximum is over */
+    double p = m * fs_normal_p2(zmax);
+    r->p = p < 1 ? p : 1;
+    return FS_OK;
+}
+
+/* The two-sided critical z at level a: P(|Z| >= z) = a (bisection). */
+static double z_two_sided(double a)
+{
+    double lo = 0, hi = 40;
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if (fs_normal_p2(mid) > a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+#define MAXCELL_POWER_Z 1.2815515655446004 /* 90% power: Q(z) = 0.1 */
+
+/* z_crit + z_power for the max-cell test of n at (alpha, family). */
+static double maxcell_zsum(unsigned n, double alpha, size_t family)
+{
+    double m = (double)n * n;
+    return z_two_sided(alpha / (double)(family ? family : 1) / m) +
+           MAXCELL_POWER_Z;
+}
+
+double fs_maxcell_detectable(unsigned n, uint64_t trials, double alpha,
+                             size_t family)
+{
+    if (n < 2 || n > FS_MATRIX_MAX_N || trials == 0 ||
+        !(alpha > 0 && alpha < 1))
+        return NAN;
+    double p = 1.0 / n;
+    double eps = maxcell_zsum(n, alpha, family) *
+                 sqrt(p * (1 - p) / (double)trials) / (1 - p);
+    return eps < 1 ? eps : 1;
+}
+
+double fs_maxcell_trials(unsigned n, double eps, double alpha, size_t family)
+{
+    if (n < 2 || n > FS_MATRIX_MAX_N || !(eps > 0 && eps <= 1) ||
+        !(alpha > 0 && alpha < 1))
+        return NAN;
+    double p = 1.0 / n, zs = maxcell_zsum(n, alpha, family);
+    return ceil(zs * zs * p / (1 - p) / (eps * eps));
 }
 
 static int pairs_test(const fs_tally *t, fs_test_result *r)
@@ -311,6 +407,7 @@ int fs_tally_result(const fs_tally *t, fs_test test, fs_test_result *r)
     case FS_TEST_POSITION: return position_test(t, r);
     case FS_TEST_PAIRS: return pairs_test(t, r);
     case FS_TEST_INVERSIONS: return inversions_test(t, r);
+    case FS_TEST_MAXCELL: return maxcell_test(t, r);
     default: return cycles_fixed(t, test, r);
     }
 }

@@ -23,7 +23,7 @@ int fs_tally_new(fs_tally **out, unsigned n, unsigned tests, int cyclic)
         t->perm_cells = (size_t)fs_factorial(pn);
         t->perm = calloc(t->perm_cells, sizeof *t->perm);
     }
-    if (tests & FS_TEST_POSITION) {
+    if (tests & (FS_TEST_POSITION | FS_TEST_MAXCELL)) {
         t->side = n <= FS_MATRIX_MAX_N ? n : FS_POSITION_BINS;
         t->pos = calloc((size_t)t->side * t->side, sizeof *t->pos);
         if (t->side != n) {
@@ -47,7 +47,7 @@ int fs_tally_new(fs_tally **out, unsigned n, unsigned tests, int cyclic)
     if (tests & FS_TEST_INVERSIONS && n > 64)
         t->bit = calloc((size_t)n + 1, sizeof *t->bit);
     if (t->mark == NULL || ((tests & FS_TEST_PERM) && t->perm_cells && !t->perm) ||
-        ((tests & FS_TEST_POSITION) && (!t->pos || (t->side != n && !t->bin_of))) ||
+        ((tests & (FS_TEST_POSITION | FS_TEST_MAXCELL)) && (!t->pos || (t->side != n && !t->bin_of))) ||
         ((tests & FS_TEST_PAIRS) && n <= FS_MATRIX_MAX_N && !t->pairs) ||
         ((tests & FS_TEST_CYCLES) && (!t->cycles || !t->visited)) ||
         ((tests & FS_TEST_FIXED) && !t->fixed) ||

@@ -251,7 +251,7 @@ stop_and_signal() {
     FAIRSHUF_TEST_STOP_PENDING=1 env --default-signal=INT "$@" > /dev/null 2>&1 &
     local pid=$!
     [ "$(wait_stopped $pid)" = T ] || { kill -9 $pid; echo stuck; return; }
-    ls -A out | grep -q tmp || { kill -9 $pid; echo no-temp; return; }
+    ls -A out | grep -q "fairshuf-" || { kill -9 $pid; echo no-temp; return; }
     kill -"$sig" $pid
     kill -CONT $pid
     wait $pid || st=$?

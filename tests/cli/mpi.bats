@@ -372,3 +372,17 @@ same() {
     mpi 2 lines --seed=1 -n 99999999999999999999999 -o o.%d in
     cat o.0 o.1 | sort -n | cmp - in
 }
+
+@test "mpi: a rank that dies (SIGKILL or SIGTERM) leaves no shard and no temporary file" {
+    need_mpi
+    seq 1 1000 > in
+    for term in "" 1; do
+        st=0
+        FAIRSHUF_MPI_TEST_DIE_RANK=1 FAIRSHUF_MPI_TEST_DIE_TERM=$term \
+            mpi 3 lines --seed=1 -o out.%d in > /dev/null 2>&1 || st=$?
+        [ "$st" -ne 0 ] || { echo "term=$term: status 0"; return 1; }
+        [ -z "$(ls -A | grep out)" ] || { echo "term=$term: left:"; ls -A; return 1; }
+    done
+    mpi 3 lines --seed=1 -o out.%d in # and without the hook, whole shards
+    [ "$(ls -A | grep -c out)" = 3 ] && cat out.0 out.1 out.2 | sort -n | cmp - in
+}

@@ -170,6 +170,13 @@ static void test_calibration(void **state)
         print_message("%-13s p<0.05: %3u/%d  mean p %.3f\n",
                       fs_test_name(fs_test_at(i)), low[i], REPS,
                       sum[i] / REPS);
+        if (fs_test_at(i) == FS_TEST_MAXCELL) {
+            /* Bonferroni over the cells: conservative, never liberal (its
+             * p is not uniform; at most the nominal 5% fall below 0.05) */
+            assert_in_range(low[i], 0, 36);
+            assert_true(sum[i] / REPS > 0.5);
+            continue;
+        }
         assert_in_range(low[i], 7, 36);
         assert_true(fabs(sum[i] / REPS - 0.5) < 0.06);
     }
