@@ -197,8 +197,10 @@ static int parse(int argc, char **argv, opts *o)
                 return usage_error("%s", "lines: standard input cannot be "
                                    "split between ranks: name files");
     } else if (strcmp(o->cmd, "array") == 0) {
-        if (o->have_head || o->header || o->csv)
-            return usage_error("%s", "array: -n, --header and --csv apply to lines");
+        if (o->have_head || o->header)
+            return usage_error("%s", "array: -n and --header apply to lines");
+        if (o->csv)
+            return usage_error("%s", "array: --csv applies to lines");
         if (optind >= argc)
             return usage_error("%s", "array: missing N");
         if (cli_parse_u64(argv[optind], &o->n) != 0)
