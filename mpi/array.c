@@ -63,7 +63,6 @@ static int pack(const unsigned char *in, size_t n, size_t size,
             const unsigned char *e = in + (i + j) * size;
             if (d == me) {
                 it[k].key = keys[j];
-                it[k].idx = first + i + j;
                 it[k++].pos = (uintptr_t)e;
                 continue;
             }
@@ -81,11 +80,28 @@ static int pack(const unsigned char *in, size_t n, size_t size,
     return FS_OK;
 }
 
+/* Where the sort finds a tied item's global index: an own element's from
+ * its place in the input, a received one's in its record's head. */
+typedef struct where {
+    const unsigned char *in;
+    size_t n, size;
+    uint64_t first;
+} where;
+
+static uint64_t idx_of(const void *ctx, uintptr_t pos)
+{
+    const where *w = ctx;
+    uintptr_t in = (uintptr_t)w->in;
+    if (w->n && pos >= in && pos < in + w->n * w->size)
+        return w->first + (pos - in) / w->size;
+    return fs_mpi__get64((const unsigned char *)pos - 8);
+}
+
 /* This rank's own items and the received records, in keyed order,
  * elements only, into *out.  own is consumed (freed). */
 static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
                   uint64_t total, size_t size, const uint8_t *K,
-                  unsigned char **out, size_t *m)
+                  const where *w, unsigned char **out, size_t *m)
 {
     size_t rec = 16 + size, nr = (size_t)(total / rec), n = nown + nr;
     fs_mpi__item *it = nr ? realloc(own, n * sizeof *it) : own;
@@ -98,10 +114,9 @@ static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
     }
     for (size_t i = 0; i < nr; i++) {
         it[nown + i].key = fs_mpi__get64(r + i * rec);
-        it[nown + i].idx = fs_mpi__get64(r + i * rec + 8);
         it[nown + i].pos = (uintptr_t)(r + i * rec + 16);
     }
-    rc = fs_mpi__sort(it, n, K);
+    rc = fs_mpi__sort(it, n, K, idx_of, w);
     if (rc == FS_OK && size == 8) /* the common case: a fixed-size copy */
         for (size_t i = 0; i < n; i++) {
             if (i + 16 < n) /* the elements are read in random order */
@@ -205,7 +220,8 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
         goto done;
     }
     size_t m = 0;
-    rc = unpack(own, nown, recv, total, size, key, &o, &m);
+    where w = {(const unsigned char *)in, n, size, first};
+    rc = unpack(own, nown, recv, total, size, key, &w, &o, &m);
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         free(o);

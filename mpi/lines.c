@@ -425,7 +425,6 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
             if (d == me && keep && keys[i] <= top && head > 0) {
                 it[k].key = keys[i];
-                it[k].idx = first + i;
                 it[k++].pos = (uintptr_t)p;
             } else if (keys[i] <= top && head > 0 && scount[d] > 0) {
                 unsigned char *o = s + pos[d];
@@ -472,6 +471,25 @@ static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total)
     return n;
 }
 
+/* Where the sort finds a tied line's global index: an own line's by
+ * counting the lines before it in the share (ties are rare: about
+ * n^2/2^65), a received one's in its record's head. */
+typedef struct where {
+    const unsigned char *own;
+    size_t own_len;
+    uint64_t first;
+    unsigned char d;
+} where;
+
+static uint64_t idx_of(const void *ctx, uintptr_t pos)
+{
+    const where *w = ctx;
+    uintptr_t o = (uintptr_t)w->own;
+    if (w->own && pos >= o && pos < o + w->own_len)
+        return w->first + fs_lines_count(w->own, (size_t)(pos - o), w->d);
+    return fs_mpi__get64((const unsigned char *)pos - 8);
+}
+
 /* The output buffer: 1 MiB, less in a small budget (at least 4 KiB). */
 static size_t out_buf_size(const run *r)
 {
@@ -481,15 +499,18 @@ static size_t out_buf_size(const run *r)
 }
 
 /* Sorts this rank's own items (own[0..nown), lines in own_buf[0..own_len),
- * consumed: freed here) with the received records rec[0..total), and
+ * the first numbered own_first; consumed: freed here) with the received
+ * records rec[0..total), and
  * writes the lines of the first `limit` of them to fd (nothing, not even
  * the sort, for limit 0).  Returns the number written. */
 static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
                            const unsigned char *own_buf, size_t own_len,
+                           uint64_t own_first,
                            const unsigned char *rec, uint64_t total,
                            int fd, const char *tmp, const char *what,
                            uint64_t limit)
 {
+    where w = {own_buf, own_len, own_first, r->d};
     unsigned char d = r->d;
     if (limit == 0) {
         free(own);
@@ -500,7 +521,7 @@ static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
     fs_mpi__item *it = own;
     unsigned char *wb = NULL;
     size_t WB = out_buf_size(r);
-    if (over_budget(r, own_len + total + 24 * n + WB, what)) {
+    if (over_budget(r, own_len + total + 32 * n + WB, what)) {
         free(own);
         return 0;
     }
@@ -514,12 +535,11 @@ static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
     size_t off = 0;
     for (size_t i = nown; i < n; i++) {
         it[i].key = fs_mpi__get64(rec + off);
-        it[i].idx = fs_mpi__get64(rec + off + 8);
         it[i].pos = (uintptr_t)(rec + off + 16);
         const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
         off = (size_t)(q - rec) + 1;
     }
-    if (fs_mpi__sort(it, (size_t)n, r->c->key) != FS_OK)
+    if (fs_mpi__sort(it, (size_t)n, r->c->key, idx_of, &w) != FS_OK)
         fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
              (unsigned long long)n);
     r->res->t_sort += MPI_Wtime() - t0;
@@ -797,7 +817,7 @@ static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
     if (size == 0 || limit == 0 || r->rc != FS_OK)
         return 0;
     uint64_t written = 0;
-    if (r->c->memory && size + 24 * n + out_buf_size(r) > r->c->memory &&
+    if (r->c->memory && size + 32 * n + out_buf_size(r) > r->c->memory &&
         n > 1 && level < 11) {
         buckets k;
         split(r, bfd, size, level, &k);
@@ -812,7 +832,7 @@ static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
         fail(r, FS_ENOMEM, "memory exhausted");
     else if (read_temp(r, bfd, 0, rec, (size_t)size,
                        r->c->tmpdir ? r->c->tmpdir : "/tmp") == 0)
-        written = sort_write(r, NULL, 0, NULL, 0, rec, size, fd, tmp,
+        written = sort_write(r, NULL, 0, NULL, 0, 0, rec, size, fd, tmp,
                              n == 1 ? "a line this rank received"
                                     : "a bucket of what this rank received",
                              limit);
@@ -941,12 +961,13 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
  * written in key order by drain() (split again while over the budget);
  * the first `limit` lines in all.  own is consumed.  Local. */
 static void spill_all(run *r, fs_mpi__item *own, size_t nown,
-                      unsigned char **bufp, size_t own_len,
+                      unsigned char **bufp, size_t own_len, uint64_t first,
                       unsigned char **recv, uint64_t total, int fd,
                       const char *tmp, uint64_t limit)
 {
     buckets k;
-    const unsigned char *own_buf = *bufp;
+    const unsigned char *own_buf = *bufp, *prev = own_buf;
+    uint64_t before = 0; /* lines of the share before prev */
     double t0 = MPI_Wtime();
     buckets_open(r, &k);
     for (size_t i = 0; i < nown && r->rc == FS_OK; i++) {
@@ -955,7 +976,10 @@ static void spill_all(run *r, fs_mpi__item *own, size_t nown,
         size_t room = own_len - (size_t)(p - own_buf);
         size_t l = (size_t)((const unsigned char *)memchr(p, r->d, room) - p) + 1;
         fs_mpi__put64(head, own[i].key);
-        fs_mpi__put64(head + 8, own[i].idx);
+        /* own is in input order (not sorted yet): count as we go */
+        before += fs_lines_count(prev, (size_t)(p - prev), r->d);
+        prev = p;
+        fs_mpi__put64(head + 8, first + before);
         spill_one(r, &k, head, p, l, 0);
     }
     free(own);
@@ -1137,14 +1161,14 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         uint64_t mine = nown + count_records(r, recv, total);
         uint64_t lim = head_limit(r, mine);
         if (c->memory && lim > 0 &&
-            len + total + 24 * mine + out_buf_size(r) > c->memory) {
+            len + total + 32 * mine + out_buf_size(r) > c->memory) {
             /* more arrived than the budget holds (keys fall where they
              * will): bucketed to files and sorted bucket by bucket, as
              * out of core, instead of stopping the job */
-            spill_all(r, own, nown, &buf, (size_t)len, &recv, total, sh.fd,
+            spill_all(r, own, nown, &buf, (size_t)len, first, &recv, total, sh.fd,
                       sh.tmp, lim);
         } else {
-            sort_write(r, own, nown, buf, (size_t)len, recv, total, sh.fd,
+            sort_write(r, own, nown, buf, (size_t)len, first, recv, total, sh.fd,
                        sh.tmp, "what this rank received", lim);
         }
         own = NULL;

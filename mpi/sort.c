@@ -11,18 +11,22 @@
 #include "fairshuf/lines.h"
 #include "internal.h"
 
+/* A tied item with its global index. */
+typedef struct tie {
+    uint64_t key, idx;
+    uintptr_t pos;
+} tie;
+
 static int key_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const fs_mpi__item *)a)->key,
-             y = ((const fs_mpi__item *)b)->key;
+    uint64_t x = ((const tie *)a)->key, y = ((const tie *)b)->key;
     return (x > y) - (x < y);
 }
 
 /* Orders a run of items with equal keys at `level` by the keys of the
  * next level, recursively (lexicographic order of infinite random
  * strings). */
-static void order_ties(fs_mpi__item *t, size_t r, uint32_t level,
-                       const uint8_t *K)
+static void order_ties(tie *t, size_t r, uint32_t level, const uint8_t *K)
 {
     for (size_t i = 0; i < r; i++)
         t[i].key = fs_lines_key(K, t[i].idx, level + 1);
@@ -105,7 +109,8 @@ static void msd(fs_mpi__item *src, fs_mpi__item *dst, size_t n, int to_dst)
     }
 }
 
-int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32])
+int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
+                 fs_mpi__idx_fn idx, const void *ctx)
 {
     if (n < 2)
         return FS_OK;
@@ -122,11 +127,16 @@ int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32])
         size_t e = s + 1;
         while (e < n && a[e].key == a[s].key)
             e++;
-        if (e - s > 1) {
-            uint64_t k = a[s].key;
-            order_ties(a + s, e - s, 0, K);
+        if (e - s > 1) { /* the key stays: only the addresses move */
+            tie *t = malloc((e - s) * sizeof *t);
+            if (t == NULL)
+                return FS_ENOMEM;
             for (size_t i = s; i < e; i++)
-                a[i].key = k; /* restore level 0 for the caller */
+                t[i - s] = (tie){0, idx(ctx, a[i].pos), a[i].pos};
+            order_ties(t, e - s, 0, K);
+            for (size_t i = s; i < e; i++)
+                a[i].pos = t[i - s].pos;
+            free(t);
         }
         s = e;
     }

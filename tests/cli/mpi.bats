@@ -339,8 +339,8 @@ same() {
 @test "mpi lines: in memory, more received than --memory holds is bucketed, not fatal" {
     need_mpi
     # three lines of 100 KB, one per rank's share; --memory=300003 keeps
-    # every share in memory, and with this seed all three keys fall in
-    # rank 2's slice: its share and what it received exceed the budget
+    # every share in memory, and with this seed rank 2 receives two of
+    # the lines: its share and what it received exceed the budget
     for i in 0 1 2; do head -c 99999 /dev/zero | tr '\0' "$i"; echo; done > in
     mpi 3 lines --seed=3 --memory=300003 --stats -o out.%d in 2> stats
     "$FS_BIN" lines --seed=3 in | cmp - <(shards 3 out)
