@@ -19,64 +19,113 @@ int fs_mpi_key(MPI_Comm comm, uint8_t key[32])
 
 #define KEYS 512
 
-/* Records sorted by destination; counts per destination in bytes. */
+/* Records for other ranks, sorted by destination (counts per destination
+ * in bytes; scount[me] stays 0); this rank's own elements are not copied
+ * but become items of the local sort at once, in *own (*nown of them),
+ * pointing at their bytes in `in`. */
 static int pack(const unsigned char *in, size_t n, size_t size,
-                uint64_t first, const uint8_t *K, int P, int local,
-                unsigned char **send, uint64_t *scount)
+                uint64_t first, const uint8_t *K, int P, int me, int local,
+                unsigned char **send, uint64_t *scount, fs_mpi__item **own,
+                size_t *nown)
 {
-    size_t rec = 16 + size;
+    size_t rec = 16 + size, mine = 0;
     uint64_t keys[KEYS];
     uint64_t *pos = calloc((size_t)P, sizeof *pos);
-    unsigned char *s = n ? malloc(n * rec) : NULL;
-    if (pos == NULL || (n && s == NULL)) {
-        free(pos);
-        free(s);
+    if (pos == NULL)
         return FS_ENOMEM;
-    }
     for (size_t i = 0; i < n; i += KEYS) { /* counts */
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
         for (size_t j = 0; j < c; j++)
-            scount[local >= 0 ? local : fs_mpi__dest(keys[j], P)] += rec;
+            scount[local ? me : fs_mpi__dest(keys[j], P)] += rec;
+    }
+    mine = (size_t)(scount[me] / rec);
+    scount[me] = 0;
+    uint64_t bytes = 0;
+    for (int d = 0; d < P; d++)
+        bytes += scount[d];
+    unsigned char *s = bytes ? malloc((size_t)bytes) : NULL;
+    fs_mpi__item *it = malloc((mine ? mine : 1) * sizeof *it);
+    if ((bytes && s == NULL) || it == NULL) {
+        free(pos);
+        free(s);
+        free(it);
+        return FS_ENOMEM;
     }
     for (int d = 1; d < P; d++)
         pos[d] = pos[d - 1] + scount[d - 1];
+    size_t k = 0;
     for (size_t i = 0; i < n; i += KEYS) { /* scatter */
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
         for (size_t j = 0; j < c; j++) {
-            int d = local >= 0 ? local : fs_mpi__dest(keys[j], P);
+            int d = local ? me : fs_mpi__dest(keys[j], P);
+            const unsigned char *e = in + (i + j) * size;
+            if (d == me) {
+                it[k].key = keys[j];
+                it[k++].pos = (uintptr_t)e;
+                continue;
+            }
             unsigned char *p = s + pos[d];
             pos[d] += rec;
             fs_mpi__put64(p, keys[j]);
             fs_mpi__put64(p + 8, first + i + j);
-            memcpy(p + 16, in + (i + j) * size, size);
+            memcpy(p + 16, e, size);
         }
     }
     free(pos);
     *send = s;
+    *own = it;
+    *nown = mine;
     return FS_OK;
 }
 
-/* The received records in keyed order, elements only, into *out. */
-static int unpack(const unsigned char *r, uint64_t total, size_t size,
-                  const uint8_t *K, unsigned char **out, size_t *m)
+/* Where the sort finds a tied item's global index: an own element's from
+ * its place in the input, a received one's in its record's head. */
+typedef struct where {
+    const unsigned char *in;
+    size_t n, size;
+    uint64_t first;
+} where;
+
+static uint64_t idx_of(const void *ctx, uintptr_t pos)
 {
-    size_t rec = 16 + size, n = (size_t)(total / rec);
-    fs_mpi__item *it = n ? malloc(n * sizeof *it) : NULL;
+    const where *w = ctx;
+    uintptr_t in = (uintptr_t)w->in;
+    if (w->n && pos >= in && pos < in + w->n * w->size)
+        return w->first + (pos - in) / w->size;
+    return fs_mpi__get64((const unsigned char *)pos - 8);
+}
+
+/* This rank's own items and the received records, in keyed order,
+ * elements only, into *out.  own is consumed (freed). */
+static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
+                  uint64_t total, size_t size, const uint8_t *K,
+                  const where *w, unsigned char **out, size_t *m)
+{
+    size_t rec = 16 + size, nr = (size_t)(total / rec), n = nown + nr;
+    fs_mpi__item *it = nr ? realloc(own, n * sizeof *it) : own;
     unsigned char *o = n ? malloc(n * size) : NULL;
     int rc = FS_OK;
-    if (n && (it == NULL || o == NULL))
-        rc = FS_ENOMEM;
-    for (size_t i = 0; rc == FS_OK && i < n; i++) {
-        it[i].key = fs_mpi__get64(r + i * rec);
-        it[i].idx = fs_mpi__get64(r + i * rec + 8);
-        it[i].pos = i * rec + 16;
+    if (it == NULL || (n && o == NULL)) {
+        free(it ? it : own);
+        free(o);
+        return FS_ENOMEM;
     }
-    if (rc == FS_OK)
-        rc = fs_mpi__sort(it, n, K);
-    for (size_t i = 0; rc == FS_OK && i < n; i++)
-        memcpy(o + i * size, r + it[i].pos, size);
+    for (size_t i = 0; i < nr; i++) {
+        it[nown + i].key = fs_mpi__get64(r + i * rec);
+        it[nown + i].pos = (uintptr_t)(r + i * rec + 16);
+    }
+    rc = fs_mpi__sort(it, n, K, idx_of, w);
+    if (rc == FS_OK && size == 8) /* the common case: a fixed-size copy */
+        for (size_t i = 0; i < n; i++) {
+            if (i + 16 < n) /* the elements are read in random order */
+                __builtin_prefetch((const void *)it[i + 16].pos);
+            memcpy(o + i * 8, (const unsigned char *)it[i].pos, 8);
+        }
+    else if (rc == FS_OK)
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + i * size, (const unsigned char *)it[i].pos, size);
     free(it);
     if (rc != FS_OK) {
         free(o);
@@ -152,21 +201,27 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
         first = 0;
     uint64_t *sc = calloc((size_t)P, sizeof *sc), *rcnt = malloc((size_t)P * 8);
     unsigned char *send = NULL, *recv = NULL, *o = NULL;
-    rc = sc && rcnt ? pack(in, n, size, first, key, P,
-                                 flags & FS_MPI__LOCAL_ONLY ? rank : -1,
-                                 &send, sc) : FS_ENOMEM;
+    fs_mpi__item *own = NULL;
+    size_t nown = 0;
+    rc = sc && rcnt ? pack(in, n, size, first, key, P, rank,
+                           (flags & FS_MPI__LOCAL_ONLY) != 0, &send, sc,
+                           &own, &nown) : FS_ENOMEM;
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
+        free(own);
         goto done;
     }
     uint64_t total;
     rc = fs_mpi__exchange(comm, send, sc, &recv, rcnt, &total);
     free(send);
     send = NULL;
-    if (rc != FS_OK)
+    if (rc != FS_OK) {
+        free(own);
         goto done;
+    }
     size_t m = 0;
-    rc = unpack(recv, total, size, key, &o, &m);
+    where w = {(const unsigned char *)in, n, size, first};
+    rc = unpack(own, nown, recv, total, size, key, &w, &o, &m);
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         free(o);

@@ -37,16 +37,23 @@ static inline int fs_mpi__dest(uint64_t key, int P)
     return (int)(((unsigned __int128)key * (unsigned)P) >> 64);
 }
 
-/* An item of the local sort: its level-0 key, global index, and where
- * its bytes are. */
+/* An item of the local sort (16 bytes): its level-0 key and the address
+ * of its bytes (in a received record, or in the rank's own input: what
+ * stays on its rank is never copied).  The global index, needed only for
+ * ties, is found from the address when one occurs. */
 typedef struct fs_mpi__item {
-    uint64_t key, idx;
-    size_t pos;
+    uint64_t key;
+    uintptr_t pos;
 } fs_mpi__item;
 
-/* Sorts a[0..n) into the keyed order: by key, equal keys by
- * fs_lines_key(K, idx, 1), then level 2, ...  FS_ENOMEM. */
-int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32]);
+/* The global index of the item whose bytes are at pos. */
+typedef uint64_t (*fs_mpi__idx_fn)(const void *ctx, uintptr_t pos);
+
+/* Sorts a[0..n) into the keyed order: by key, equal keys (about n^2/2^65
+ * of them) by fs_lines_key(K, idx(ctx, pos), 1), then level 2, ...
+ * FS_ENOMEM. */
+int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
+                 fs_mpi__idx_fn idx, const void *ctx);
 
 static inline void fs_mpi__put64(unsigned char *p, uint64_t v)
 {

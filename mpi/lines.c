@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fairshuf/lines.h"
+#include "lines/csv.h"
 #include "lines.h"
 
 typedef struct run {
@@ -28,6 +29,8 @@ typedef struct run {
     uint64_t total;
     fs_mpi_lines_result *res;
     int rc;
+    unsigned char d; /* the engine's delimiter: NUL after --csv framing */
+    int srcfd;       /* >= 0: the input is this file (a framed CSV share) */
 } run;
 
 static void fail(run *r, int rc, const char *fmt, ...)
@@ -61,8 +64,14 @@ static int failed(run *r)
 /* ------------------------------------------------------------- reading */
 
 /* Bytes [off, off + len) of the concatenated input into dst. */
+static int read_temp(run *r, int fd, uint64_t off, unsigned char *dst,
+                     size_t n, const char *dir);
+
 static int read_at(run *r, uint64_t off, unsigned char *dst, size_t len)
 {
+    if (r->srcfd >= 0)
+        return read_temp(r, r->srcfd, off, dst, len,
+                         r->c->tmpdir ? r->c->tmpdir : "/tmp");
     uint64_t base = 0;
     for (int f = 0; f < r->c->nfiles && len > 0; f++) {
         uint64_t size = r->sizes[f];
@@ -122,6 +131,46 @@ static uint64_t line_start(run *r, uint64_t s)
     return r->total;
 }
 
+/* --csv: where the first record starting at or after byte s begins.  A
+ * record ends at a LF outside double quotes, and every quote toggles
+ * "inside" (a doubled quote toggles twice: lib/lines/csv.c), so the state
+ * at a byte is the parity of the quotes before it: each rank counts the
+ * quotes of its byte range [s - 1, next rank's s - 1), an exclusive scan
+ * (XOR) gives the state where its range starts, and it scans from there
+ * to the first LF outside quotes.  Collective. */
+static uint64_t csv_record_start(run *r, uint64_t s)
+{
+    unsigned char blk[1 << 16];
+    uint64_t s2 = (uint64_t)((unsigned __int128)r->total *
+                             (unsigned)(r->rank + 1) / (unsigned)r->P);
+    uint64_t a = s ? s - 1 : 0, b = r->rank + 1 < r->P ? (s2 ? s2 - 1 : 0)
+                                                       : r->total;
+    int q = 0, inq = 0;
+    for (uint64_t p = a; p < b && r->rc == FS_OK;) {
+        size_t n = b - p < sizeof blk ? (size_t)(b - p) : sizeof blk;
+        if (read_at(r, p, blk, n) != 0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            q ^= blk[i] == '"';
+        p += n;
+    }
+    MPI_Exscan(&q, &inq, 1, MPI_INT, MPI_BXOR, r->comm);
+    if (s == 0 || r->rc != FS_OK)
+        return 0;
+    for (uint64_t p = a; p < r->total;) {
+        size_t n = r->total - p < sizeof blk ? (size_t)(r->total - p) : sizeof blk;
+        if (read_at(r, p, blk, n) != 0)
+            return r->total;
+        for (size_t i = 0; i < n; i++)
+            if (blk[i] == '"')
+                inq ^= 1;
+            else if (blk[i] == '\n' && !inq)
+                return p + i + 1;
+        p += n;
+    }
+    return r->total;
+}
+
 /* Rank 0 measures the files; everyone gets the sizes. */
 static int measure(run *r, uint64_t *sizes)
 {
@@ -159,7 +208,7 @@ static int share_bounds(run *r, uint64_t *start, uint64_t *end)
 {
     uint64_t s = (uint64_t)((unsigned __int128)r->total * (unsigned)r->rank /
                             (unsigned)r->P);
-    uint64_t st = line_start(r, s);
+    uint64_t st = r->c->csv ? csv_record_start(r, s) : line_start(r, s);
     if (r->rank == r->c->fail_rank)
         fail(r, FS_EIO, "%s: %s (injected by --test-fail-read)",
              r->c->nfiles ? r->c->files[0] : "-", strerror(EIO));
@@ -185,7 +234,8 @@ static int64_t read_lines_at(run *r, uint64_t from, uint64_t to,
     size_t n = (size_t)(to - from);
     if (read_at(r, from, b, n) != 0)
         return -1;
-    if (n > 0 && to == r->total && b[n - 1] != r->c->delim)
+    /* (CSV: the framer ends the last record, lib/lines/csv.h) */
+    if (!r->c->csv && n > 0 && to == r->total && b[n - 1] != r->c->delim)
         b[n++] = r->c->delim; /* only the input's last line lacks it */
     return (int64_t)n;
 }
@@ -199,6 +249,7 @@ static uint64_t copy_header(run *r, int fd, const char *tmp)
     enum { HB = 1 << 16 };
     unsigned char *b = malloc(HB + 1);
     uint64_t left = r->c->header, p = 0;
+    int inq = 0; /* --csv: inside quotes */
     if (b == NULL) {
         fail(r, FS_ENOMEM, "memory exhausted");
         return 0;
@@ -210,13 +261,24 @@ static uint64_t copy_header(run *r, int fd, const char *tmp)
             break;
         size_t take = (size_t)m;
         const unsigned char *q = b, *d;
-        while (left > 0 &&
-               (d = memchr(q, r->c->delim, (size_t)(b + m - q))) != NULL) {
-            q = d + 1;
-            left--;
+        if (r->c->csv) { /* records: a LF outside quotes ends one */
+            for (d = b; d < b + m && left > 0; d++)
+                if (*d == '"')
+                    inq ^= 1;
+                else if (*d == '\n' && !inq)
+                    left--, q = d + 1;
+        } else {
+            while (left > 0 &&
+                   (d = memchr(q, r->c->delim, (size_t)(b + m - q))) != NULL) {
+                q = d + 1;
+                left--;
+            }
         }
         if (left == 0)
             take = (size_t)(q - b);
+        else if (r->c->csv && p + take == r->total && take > 0 &&
+                 b[take - 1] != '\n' && !inq)
+            b[take++] = '\n'; /* the input's last record, ended */
         if (fs_mpi__write_all(fd, b, take) != 0)
             fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
         r->res->bytes_out += take;
@@ -283,7 +345,7 @@ static uint64_t kth_smallest(uint64_t *a, size_t n, size_t k)
  * same `head` on every rank, so every rank takes part or none). */
 static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
                 uint64_t first, unsigned char **send, uint64_t *scount,
-                uint64_t head)
+                uint64_t head, fs_mpi__item **own, size_t *nown)
 {
     r->res->lines_in += n;
     r->res->bytes_in += len;
@@ -293,6 +355,8 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
     uint64_t *dl = calloc((size_t)P, sizeof *dl); /* lines per rank */
     uint64_t *gl = calloc((size_t)P, sizeof *gl), top = UINT64_MAX;
     unsigned char *s = NULL;
+    fs_mpi__item *it = NULL; /* this rank's own lines (own != NULL) */
+    size_t k = 0;
     memset(scount, 0, (size_t)P * sizeof *scount);
     if (pos == NULL || dl == NULL || gl == NULL || n > SIZE_MAX / 16 ||
         (keys = malloc((size_t)n * 8 + 8)) == NULL)
@@ -315,7 +379,7 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
     if (r->rc == FS_OK) { /* bytes and lines per destination */
         const unsigned char *p = buf, *e = buf + len;
         for (size_t i = 0; i < n; i++) {
-            const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
+            const unsigned char *q = memchr(p, r->d, (size_t)(e - p));
             int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
             if (keys[i] <= top && head > 0) {
                 scount[d] += 16 + (size_t)(q - p) + 1;
@@ -335,6 +399,16 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             before += gl[d];
         }
     }
+    /* own != NULL: the lines this rank keeps are not copied into
+     * records but become items of its sort, pointing into buf */
+    int me = r->rank, keep = own != NULL && scount[me] > 0;
+    if (own != NULL) {
+        if (r->rc == FS_OK && keep &&
+            (it = malloc((size_t)dl[me] * sizeof *it)) == NULL)
+            fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+                 (unsigned long long)dl[me]);
+        scount[me] = 0;
+    }
     uint64_t bytes = 0;
     for (int d = 0; d < P; d++)
         bytes += scount[d];
@@ -346,10 +420,13 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             pos[d] = pos[d - 1] + scount[d - 1];
         const unsigned char *p = buf, *e = buf + len;
         for (size_t i = 0; i < n; i++) {
-            const unsigned char *q = memchr(p, r->c->delim, (size_t)(e - p));
+            const unsigned char *q = memchr(p, r->d, (size_t)(e - p));
             size_t l = (size_t)(q - p) + 1;
             int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
-            if (keys[i] <= top && head > 0 && scount[d] > 0) {
+            if (d == me && keep && keys[i] <= top && head > 0) {
+                it[k].key = keys[i];
+                it[k++].pos = (uintptr_t)p;
+            } else if (keys[i] <= top && head > 0 && scount[d] > 0) {
                 unsigned char *o = s + pos[d];
                 fs_mpi__put64(o, keys[i]);
                 fs_mpi__put64(o + 8, first + i);
@@ -369,9 +446,14 @@ out:
     r->res->t_keys += MPI_Wtime() - t0;
     if (failed(r)) {
         free(s);
+        free(it);
         return -1;
     }
     *send = s;
+    if (own != NULL) {
+        *own = it;
+        *nown = k;
+    }
     return 0;
 }
 
@@ -382,11 +464,30 @@ static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total)
 {
     uint64_t n = 0;
     for (uint64_t off = 0; off < total; n++) {
-        const unsigned char *q = memchr(rec + off + 16, r->c->delim,
+        const unsigned char *q = memchr(rec + off + 16, r->d,
                                         (size_t)(total - off - 16));
         off = (uint64_t)(q - rec) + 1;
     }
     return n;
+}
+
+/* Where the sort finds a tied line's global index: an own line's by
+ * counting the lines before it in the share (ties are rare: about
+ * n^2/2^65), a received one's in its record's head. */
+typedef struct where {
+    const unsigned char *own;
+    size_t own_len;
+    uint64_t first;
+    unsigned char d;
+} where;
+
+static uint64_t idx_of(const void *ctx, uintptr_t pos)
+{
+    const where *w = ctx;
+    uintptr_t o = (uintptr_t)w->own;
+    if (w->own && pos >= o && pos < o + w->own_len)
+        return w->first + fs_lines_count(w->own, (size_t)(pos - o), w->d);
+    return fs_mpi__get64((const unsigned char *)pos - 8);
 }
 
 /* The output buffer: 1 MiB, less in a small budget (at least 4 KiB). */
@@ -397,39 +498,48 @@ static size_t out_buf_size(const run *r)
     return WB < 4096 ? 4096 : WB;
 }
 
-/* Sorts the received records and writes the lines of the first `limit`
- * of them to fd (nothing, not even the sort, for limit 0).  Returns the
- * number written. */
-static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
+/* Sorts this rank's own items (own[0..nown), lines in own_buf[0..own_len),
+ * the first numbered own_first; consumed: freed here) with the received
+ * records rec[0..total), and
+ * writes the lines of the first `limit` of them to fd (nothing, not even
+ * the sort, for limit 0).  Returns the number written. */
+static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
+                           const unsigned char *own_buf, size_t own_len,
+                           uint64_t own_first,
+                           const unsigned char *rec, uint64_t total,
                            int fd, const char *tmp, const char *what,
                            uint64_t limit)
 {
-    unsigned char d = r->c->delim;
-    if (limit == 0)
+    where w = {own_buf, own_len, own_first, r->d};
+    unsigned char d = r->d;
+    if (limit == 0) {
+        free(own);
         return 0;
-    uint64_t n = count_records(r, rec, total);
+    }
+    uint64_t nr = count_records(r, rec, total), n = nown + nr;
     double t0 = MPI_Wtime();
-    fs_mpi__item *it = NULL;
+    fs_mpi__item *it = own;
     unsigned char *wb = NULL;
     size_t WB = out_buf_size(r);
-    if (over_budget(r, total + 24 * n + WB, what))
+    if (over_budget(r, own_len + total + 32 * n + WB, what)) {
+        free(own);
         return 0;
-    if ((n && (it = malloc((size_t)n * sizeof *it)) == NULL) ||
+    }
+    if ((nr && (it = realloc(own, (size_t)n * sizeof *it)) == NULL) ||
         (wb = malloc(WB)) == NULL) {
-        free(it);
+        free(it ? it : own);
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
              (unsigned long long)n);
         return 0;
     }
     size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = nown; i < n; i++) {
         it[i].key = fs_mpi__get64(rec + off);
-        it[i].idx = fs_mpi__get64(rec + off + 8);
-        it[i].pos = off + 16;
+        it[i].pos = (uintptr_t)(rec + off + 16);
         const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
         off = (size_t)(q - rec) + 1;
     }
-    if (fs_mpi__sort(it, (size_t)n, r->c->key) != FS_OK)
+    if (fs_mpi__sort(it, (size_t)n, r->c->key, idx_of, &w) != FS_OK)
         fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
              (unsigned long long)n);
     r->res->t_sort += MPI_Wtime() - t0;
@@ -438,8 +548,17 @@ static uint64_t sort_write(run *r, const unsigned char *rec, uint64_t total,
     if (limit < n)
         n = limit;
     for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
-        const unsigned char *p = rec + it[i].pos;
-        size_t l = (size_t)((const unsigned char *)memchr(p, d, (size_t)total) - p) + 1;
+        if (i + 16 < n) /* the lines are read in random order */
+            __builtin_prefetch((const void *)it[i + 16].pos);
+        const unsigned char *p = (const unsigned char *)it[i].pos;
+        /* the line ends before the end of the buffer it is in */
+        uintptr_t ob = (uintptr_t)own_buf;
+        size_t room = it[i].pos - ob < own_len
+                          ? own_len - (size_t)(it[i].pos - ob)
+                          : (size_t)((uintptr_t)(rec + total) - it[i].pos);
+        size_t l = (size_t)((const unsigned char *)memchr(p, d, room) - p) + 1;
+        if (r->c->csv)
+            l--; /* the NUL the framer put after the record's end */
         if (wl + l > WB) {
             if (fs_mpi__write_all(fd, wb, wl) != 0)
                 fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
@@ -547,6 +666,29 @@ static void bucket_flush(run *r, buckets *k, int b)
     k->len[b] = 0;
 }
 
+/* Appends one record (its 16-byte head, then l bytes of line) to its
+ * bucket of level `level` (0: the top). */
+static void spill_one(run *r, buckets *k, const unsigned char head[16],
+                      const unsigned char *line, size_t l, unsigned level)
+{
+    uint64_t kp = fs_mpi__get64(head) * (uint64_t)r->P;
+    int b = (int)((kp << (6 * level)) >> 58);
+    k->count[b]++;
+    if (k->len[b] + 16 + l > BB)
+        bucket_flush(r, k, b);
+    if (16 + l > BB) {
+        if (r->rc == FS_OK && (fs_mpi__write_all(k->fd[b], head, 16) != 0 ||
+                               fs_mpi__write_all(k->fd[b], line, l) != 0))
+            fail(r, FS_EIO, "temporary file in '%s': %s", k->dir,
+                 strerror(errno));
+        k->size[b] += 16 + l;
+    } else {
+        memcpy(k->buf[b] + k->len[b], head, 16);
+        memcpy(k->buf[b] + k->len[b] + 16, line, l);
+        k->len[b] += 16 + l;
+    }
+}
+
 /* Appends the records of rec[0..total) to their buckets of level `level`
  * (0: the top); returns how many there were. */
 static uint64_t spill(run *r, buckets *k, const unsigned char *rec,
@@ -554,23 +696,10 @@ static uint64_t spill(run *r, buckets *k, const unsigned char *rec,
 {
     uint64_t n = 0;
     for (size_t off = 0; off < total && r->rc == FS_OK; n++) {
-        const unsigned char *q = memchr(rec + off + 16, r->c->delim,
+        const unsigned char *q = memchr(rec + off + 16, r->d,
                                         (size_t)total - off - 16);
         size_t l = (size_t)(q - rec) + 1 - off;
-        uint64_t kp = fs_mpi__get64(rec + off) * (uint64_t)r->P;
-        int b = (int)((kp << (6 * level)) >> 58);
-        k->count[b]++;
-        if (k->len[b] + l > BB)
-            bucket_flush(r, k, b);
-        if (l > BB) {
-            if (r->rc == FS_OK && fs_mpi__write_all(k->fd[b], rec + off, l) != 0)
-                fail(r, FS_EIO, "temporary file in '%s': %s", k->dir,
-                     strerror(errno));
-            k->size[b] += l;
-        } else {
-            memcpy(k->buf[b] + k->len[b], rec + off, l);
-            k->len[b] += l;
-        }
+        spill_one(r, k, rec + off, rec + off + 16, l - 16, level);
         off += l;
     }
     return n;
@@ -591,9 +720,9 @@ static uint64_t count_lines(run *r, uint64_t from, uint64_t to)
         int64_t m = read_lines_at(r, p, e, b);
         if (m < 0)
             break;
-        n += fs_lines_count(b, (size_t)m, r->c->delim);
+        n += fs_lines_count(b, (size_t)m, r->d);
         /* a block boundary inside a line counts its head as a line */
-        if (m > 0 && b[m - 1] != r->c->delim)
+        if (m > 0 && b[m - 1] != r->d)
             n--;
         p = e;
     }
@@ -641,7 +770,7 @@ static void split(run *r, int bfd, uint64_t size, unsigned level, buckets *k)
         size_t whole = 0; /* the whole records at the start of b */
         for (;;) {
             const unsigned char *q = have - whole > 16
-                ? memchr(b + whole + 16, r->c->delim, have - whole - 16) : NULL;
+                ? memchr(b + whole + 16, r->d, have - whole - 16) : NULL;
             if (q == NULL)
                 break;
             whole = (size_t)(q - b) + 1;
@@ -688,7 +817,7 @@ static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
     if (size == 0 || limit == 0 || r->rc != FS_OK)
         return 0;
     uint64_t written = 0;
-    if (r->c->memory && size + 24 * n + out_buf_size(r) > r->c->memory &&
+    if (r->c->memory && size + 32 * n + out_buf_size(r) > r->c->memory &&
         n > 1 && level < 11) {
         buckets k;
         split(r, bfd, size, level, &k);
@@ -703,7 +832,7 @@ static uint64_t drain(run *r, int bfd, uint64_t size, uint64_t n,
         fail(r, FS_ENOMEM, "memory exhausted");
     else if (read_temp(r, bfd, 0, rec, (size_t)size,
                        r->c->tmpdir ? r->c->tmpdir : "/tmp") == 0)
-        written = sort_write(r, rec, size, fd, tmp,
+        written = sort_write(r, NULL, 0, NULL, 0, 0, rec, size, fd, tmp,
                              n == 1 ? "a line this rank received"
                                     : "a bucket of what this rank received",
                              limit);
@@ -745,7 +874,7 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
             for (;;) {
                 if ((m = read_lines_at(r, pos, e, b)) < 0)
                     break;
-                const unsigned char *q = memrchr(b, r->c->delim, (size_t)m);
+                const unsigned char *q = memrchr(b, r->d, (size_t)m);
                 if (q != NULL || e == end) {
                     len = q ? (size_t)(q - b) + 1 : (size_t)m;
                     break;
@@ -766,7 +895,7 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
                 const unsigned char *p = b, *q;
                 size_t keep = 0;
                 while (keep < len &&
-                       (q = memchr(p, r->c->delim, len - keep)) != NULL) {
+                       (q = memchr(p, r->d, len - keep)) != NULL) {
                     size_t l = (size_t)(q - p) + 1;
                     if (lines > 0 && keep + l + 16 * (lines + 1) > piece * 2)
                         break;
@@ -782,7 +911,8 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
         }
         unsigned char *send = NULL, *recv = NULL;
         if (failed(r) ||
-            pack(r, b, len, lines, first, &send, sc, UINT64_MAX) != 0)
+            pack(r, b, len, lines, first, &send, sc, UINT64_MAX, NULL,
+                 NULL) != 0)
             break;
         first += lines;
         double t0 = MPI_Wtime();
@@ -825,6 +955,111 @@ static void out_of_core(run *r, uint64_t start, uint64_t end, int fd,
     buckets_close(&k);
 }
 
+/* In memory, what this rank keeps (own[0..nown), lines in own_buf) and
+ * what it received (*recv[0..total); both freed here) do not fit the budget
+ * together: every record goes to the 64 buckets of level 0, which are then
+ * written in key order by drain() (split again while over the budget);
+ * the first `limit` lines in all.  own is consumed.  Local. */
+static void spill_all(run *r, fs_mpi__item *own, size_t nown,
+                      unsigned char **bufp, size_t own_len, uint64_t first,
+                      unsigned char **recv, uint64_t total, int fd,
+                      const char *tmp, uint64_t limit)
+{
+    buckets k;
+    const unsigned char *own_buf = *bufp, *prev = own_buf;
+    uint64_t before = 0; /* lines of the share before prev */
+    double t0 = MPI_Wtime();
+    buckets_open(r, &k);
+    for (size_t i = 0; i < nown && r->rc == FS_OK; i++) {
+        unsigned char head[16];
+        const unsigned char *p = (const unsigned char *)own[i].pos;
+        size_t room = own_len - (size_t)(p - own_buf);
+        size_t l = (size_t)((const unsigned char *)memchr(p, r->d, room) - p) + 1;
+        fs_mpi__put64(head, own[i].key);
+        /* own is in input order (not sorted yet): count as we go */
+        before += fs_lines_count(prev, (size_t)(p - prev), r->d);
+        prev = p;
+        fs_mpi__put64(head + 8, first + before);
+        spill_one(r, &k, head, p, l, 0);
+    }
+    free(own);
+    free(*bufp);
+    *bufp = NULL;
+    if (r->rc == FS_OK)
+        spill(r, &k, *recv, total, 0);
+    free(*recv);
+    *recv = NULL;
+    for (int i = 0; i < NB; i++) {
+        bucket_flush(r, &k, i);
+        free(k.buf[i]); /* only the files are needed now */
+        k.buf[i] = NULL;
+        r->res->spilled += k.size[i];
+    }
+    r->res->t_spill += MPI_Wtime() - t0;
+    for (int i = 0; i < NB && r->rc == FS_OK && limit > 0; i++)
+        limit -= drain(r, k.fd[i], k.size[i], k.count[i], 1, fd, tmp, limit);
+    buckets_close(&k);
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+/* --csv: the records of b[0..n) (whole records; fin: the input's end)
+ * framed by lib/lines/csv.h -- a NUL after each record's end -- in a new
+ * buffer that replaces *b.  Returns the framed length, -1 on a bad input
+ * (failed) or no memory (*b kept: the caller goes out of core). */
+static int64_t csv_frame(run *r, unsigned char **b, size_t n, int fin)
+{
+    fs__csv_framer f = {0};
+    size_t m = 0;
+    unsigned char *o = n < (SIZE_MAX - 3) / 2 ? malloc(2 * n + 3) : NULL;
+    if (o == NULL)
+        return -1;
+    if (fs__csv_frame(&f, *b, n, fin, o, &m) != FS_OK) {
+        fail(r, FS_EIO, "%s: %s", r->c->nfiles > 1 ? "input" : r->c->files[0],
+             f.why);
+        free(o);
+        return -1;
+    }
+    free(*b);
+    *b = o;
+    return (int64_t)m;
+}
+
+/* --csv out of core: the share [*start, *end) framed, in blocks, to a
+ * temporary file that becomes the input (r->srcfd); *start and *end are
+ * then its bounds.  Local. */
+static void csv_frame_share(run *r, uint64_t *start, uint64_t *end)
+{
+    enum { FB = 1 << 20 };
+    fs__csv_framer f = {0};
+    const char *dir = r->c->tmpdir ? r->c->tmpdir : "/tmp";
+    unsigned char *b = malloc(FB), *o = malloc(2 * FB + 3);
+    int fd = temp_fd(dir);
+    uint64_t w = 0;
+    if (b == NULL || o == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
+    else if (fd < 0)
+        fail(r, FS_EIO, "temporary file in '%s': %s", dir, strerror(errno));
+    for (uint64_t p = *start; p < *end && r->rc == FS_OK;) {
+        size_t n = *end - p < FB ? (size_t)(*end - p) : FB, m = 0;
+        if (read_at(r, p, b, n) != 0)
+            break;
+        p += n;
+        if (fs__csv_frame(&f, b, n, p == *end && *end == r->total, o, &m) != FS_OK)
+            fail(r, FS_EIO, "%s: %s",
+                 r->c->nfiles > 1 ? "input" : r->c->files[0], f.why);
+        else if (fs_mpi__write_all(fd, o, m) != 0)
+            fail(r, FS_EIO, "temporary file in '%s': %s", dir, strerror(errno));
+        w += m;
+    }
+    free(b);
+    free(o);
+    r->res->spilled += w;
+    r->srcfd = fd;
+    *start = 0;
+    *end = w;
+}
+
 /* ---------------------------------------------------------------- run */
 
 int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
@@ -833,12 +1068,14 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     double start_time = MPI_Wtime();
     memset(res, 0, sizeof *res);
     res->bad_rank = -1;
-    run R = {c, comm, 0, 0, NULL, 0, res, FS_OK};
+    run R = {c, comm, 0, 0, NULL, 0, res, FS_OK, c->csv ? '\0' : c->delim, -1};
     run *r = &R;
     MPI_Comm_size(comm, &r->P);
     MPI_Comm_rank(comm, &r->rank);
     fs_mpi__shard sh = {.fd = -1};
     unsigned char *buf = NULL, *send = NULL, *recv = NULL;
+    fs_mpi__item *own = NULL; /* the lines that stay on this rank */
+    size_t nown = 0;
     uint64_t *sizes = calloc((size_t)c->nfiles + 1, sizeof *sizes);
     uint64_t *sc = calloc((size_t)r->P, sizeof *sc);
     uint64_t *rc = calloc((size_t)r->P, sizeof *rc);
@@ -880,9 +1117,12 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         int64_t m = -1;
         if (len > SIZE_MAX - 2 || (buf = malloc((size_t)len + 1)) == NULL)
             ooc = 1;
-        else if ((m = read_lines_at(r, start, end, buf)) >= 0) {
+        else if ((m = read_lines_at(r, start, end, buf)) >= 0 && c->csv &&
+                 (m = csv_frame(r, &buf, (size_t)m, end == r->total)) < 0)
+            ooc = 1; /* no room for the framed copy */
+        else if (m >= 0) {
             len = (uint64_t)m;
-            n = fs_lines_count(buf, (size_t)len, c->delim);
+            n = fs_lines_count(buf, (size_t)len, r->d);
             ooc = c->memory && 2 * len + 40 * n > c->memory;
         }
     }
@@ -893,6 +1133,10 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     if (any) {
         free(buf);
         buf = NULL;
+        if (c->csv) /* the share framed to a temporary file, read from it */
+            csv_frame_share(r, &start, &end);
+        if (failed(r))
+            goto out;
         out_of_core(r, start, end, sh.fd, sh.tmp);
     } else {
         uint64_t first = 0;
@@ -900,10 +1144,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         if (r->rank == 0)
             first = 0;
         if (pack(r, buf, (size_t)len, n, first, &send, sc,
-                 c->local_only ? UINT64_MAX : c->head) != 0)
+                 c->local_only ? UINT64_MAX : c->head, &own, &nown) != 0)
             goto out;
-        free(buf);
-        buf = NULL;
         t0 = MPI_Wtime();
         uint64_t total = 0;
         int st = fs_mpi__exchange(comm, send, sc, &recv, rc, &total);
@@ -916,8 +1158,20 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         send = NULL;
         res->t_exchange = MPI_Wtime() - t0;
         res->received = total - rc[r->rank];
-        sort_write(r, recv, total, sh.fd, sh.tmp, "what this rank received",
-                   head_limit(r, count_records(r, recv, total)));
+        uint64_t mine = nown + count_records(r, recv, total);
+        uint64_t lim = head_limit(r, mine);
+        if (c->memory && lim > 0 &&
+            len + total + 32 * mine + out_buf_size(r) > c->memory) {
+            /* more arrived than the budget holds (keys fall where they
+             * will): bucketed to files and sorted bucket by bucket, as
+             * out of core, instead of stopping the job */
+            spill_all(r, own, nown, &buf, (size_t)len, first, &recv, total, sh.fd,
+                      sh.tmp, lim);
+        } else {
+            sort_write(r, own, nown, buf, (size_t)len, first, recv, total, sh.fd,
+                       sh.tmp, "what this rank received", lim);
+        }
+        own = NULL;
     }
 close:
     /* test hook (tests/cli/mpi.bats): this rank dies here, shard written */
@@ -942,5 +1196,8 @@ out:
     free(buf);
     free(send);
     free(recv);
+    free(own);
+    if (R.srcfd >= 0)
+        close(R.srcfd);
     return r->rc;
 }

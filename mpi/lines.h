@@ -24,6 +24,9 @@ typedef struct fs_mpi_lines_config {
     uint64_t header;      /* the input's first `header` lines go first,
                              unshuffled, at the start of rank 0's shard;
                              line numbers (keys) count from the next one */
+    int csv;              /* items are CSV records (lib/lines/csv.h: a
+                             record ends at a LF outside double quotes);
+                             delim is then '\n' */
 } fs_mpi_lines_config;
 
 typedef struct fs_mpi_lines_result {

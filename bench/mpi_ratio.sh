@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# mpi_ratio.sh -- fairshuf-mpi against one machine, as ratios measured in
+# one run: `fairshuf-mpi lines` at P = 1 and 2 against `fairshuf lines` on
+# the same file, and `fairshuf-mpi array N` at P = 1 and 2 against
+# `fairshuf perm N`.  ROUNDS interleaved rounds (the order rotates every
+# round); per round the ratio of CPU time (perf stat task-clock of the
+# whole process tree, mpirun and its daemon included) and of wall time;
+# printed: the median ratio and its min-max, with the load average.
+# Every MPI run's shards are checked against the one-machine output.
+#
+#   bench/mpi_ratio.sh                       3e6 lines (133 MB), 1e7, 5 rounds
+#   LINES=1e6 N=1e6 ROUNDS=3 bench/mpi_ratio.sh
+# Environment: BIN (build/fairshuf), MPI_BIN (build/fairshuf-mpi), DIR.
+# Not part of the test suite; needs perf (linux-perf).
+set -eu
+BIN=${BIN:-build/fairshuf}
+MPI_BIN=${MPI_BIN:-build/fairshuf-mpi}
+ROUNDS=${ROUNDS:-5}
+LINES=${LINES:-3e6}
+N=${N:-1e7}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
+created=0
+if [ -z "${DIR:-}" ]; then
+    DIR=$(mktemp -d /tmp/fairshuf-mpi-ratio.XXXXXX)
+    created=1
+fi
+trap '[ "$created" = 1 ] && rm -rf "$DIR"' EXIT
+nl=$(awk -v x="$LINES" 'BEGIN { printf "%d", x }')
+na=$(awk -v x="$N" 'BEGIN { printf "%d", x }')
+file="$DIR/in.txt"
+seq 1 "$nl" | awk '{ print $1 "\tsome text of the line number " $1 }' > "$file"
+"$BIN" lines --seed=bench "$file" > "$DIR/ref.lines"
+
+# one timed run: "cpu_s wall_s" of the command's whole process tree
+timed() {
+    local t0 t1 cpu
+    t0=$(date +%s.%N)
+    cpu=$(perf stat -x, -e task-clock -o "$DIR/perf" -- "$@" > "$DIR/out" 2>/dev/null &&
+          awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }' "$DIR/perf")
+    t1=$(date +%s.%N)
+    echo "$cpu $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')"
+}
+check() { # shards of a P-rank run against the reference
+    local p=$1 ref=$2
+    for ((r = 0; r < p; r++)); do cat "$DIR/o.$r"; done | cmp -s - "$ref" ||
+        { echo "mpi_ratio.sh: P = $p output differs from $ref" >&2; exit 1; }
+}
+run() {
+    case $1 in
+    lines) timed "$BIN" lines --seed=bench "$file" ;;
+    l1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 1 "$DIR/ref.lines" ;;
+    l2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
+    perm) timed "$BIN" perm "$na" --seed=bench ;;
+    a1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; cat "$DIR/o.0" > "$DIR/ref.array" ;;
+    a2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; check 2 "$DIR/ref.array" ;;
+    esac
+}
+kinds="lines l1 l2 perm a1 a2"
+loads=()
+for ((i = 0; i < ROUNDS; i++)); do
+    loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+    # rotate the order by one every round
+    order=$(echo $kinds | awk -v s="$i" '{ for (j = 0; j < NF; j++) { f = (j + s) % NF + 1; printf "%s ", $f } }')
+    # a2 checks against a1's output: keep a1 before a2 in every round
+    order=$(echo $order | tr ' ' '\n' | awk '$1 != "a2" { print } $1 == "a1" { print "a2" }' | tr '\n' ' ')
+    for k in $order; do
+        run "$k" > "$DIR/one"
+        read -r c w < "$DIR/one"
+        echo "$i $k $c $w" >> "$DIR/times"
+    done
+done
+echo "lines: $nl lines, $(stat -c %s "$file") bytes; array/perm N = $na; $ROUNDS rounds; $(nproc) vCPUs; load average per round: ${loads[*]}"
+echo
+echo "| run | against | CPU ratio median (min-max) | wall ratio median (min-max) | CPU s median | wall s median |"
+echo "| --- | --- | --- | --- | --- | --- |"
+python3 - "$DIR/times" <<'PY'
+import sys, statistics
+t = {}
+for line in open(sys.argv[1]):
+    r, k, c, w = line.split()
+    t.setdefault(k, {})[int(r)] = (float(c), float(w))
+def row(name, k, base):
+    cr = [t[k][r][0] / t[base][r][0] for r in t[k] if r in t[base]]
+    wr = [t[k][r][1] / t[base][r][1] for r in t[k] if r in t[base]]
+    c = statistics.median(v[0] for v in t[k].values())
+    w = statistics.median(v[1] for v in t[k].values())
+    print(f"| {name} | {base} | {statistics.median(cr):.2f} ({min(cr):.2f}-{max(cr):.2f}) "
+          f"| {statistics.median(wr):.2f} ({min(wr):.2f}-{max(wr):.2f}) | {c:.2f} | {w:.2f} |")
+row("fairshuf-mpi lines P=1", "l1", "lines")
+row("fairshuf-mpi lines P=2", "l2", "lines")
+row("fairshuf-mpi lines P=2", "l2", "l1")
+row("fairshuf-mpi array P=1", "a1", "perm")
+row("fairshuf-mpi array P=2", "a2", "perm")
+row("fairshuf-mpi array P=2", "a2", "a1")
+PY
