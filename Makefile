@@ -6,7 +6,7 @@
 # pkg-config finds libcrypto 3.0 or later, else libsodium -- same bytes,
 # OpenSSL's is faster; lib/rng/keystream.h),
 # PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
-# edit here: lib/**.c -> libfairshuf, programs/*.c and service/*.c -> fairshuf,
+# edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf, service/*.c -> fairshuf-serve,
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
 
 CC       ?= cc
@@ -41,13 +41,17 @@ SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
 
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_SRC  := $(sort $(wildcard programs/*.c))
-# fairshuf serve (service/): libmicrohttpd, jansson, SQLite
-SVC_SRC  := $(sort $(wildcard service/*.c))
+# fairshuf serve is its own program, fairshuf-serve (service/ and
+# programs/serve.c, on libmicrohttpd, jansson and SQLite), which `fairshuf
+# serve` runs from beside itself (programs/serve_exec.c): the other
+# subcommands do not load those libraries (nor GnuTLS, which libmicrohttpd
+# brings and which draws from getrandom as it loads).
+CLI_SRC  := $(filter-out programs/serve.c,$(sort $(wildcard programs/*.c)))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+SVC_SRC  := $(sort $(wildcard service/*.c)) programs/serve.c programs/cli.c programs/json.c
+SVC_OBJ  := $(SVC_SRC:%.c=$(BUILD)/obj/%.o)
 SVC_PKGS := libmicrohttpd jansson sqlite3
 SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3)
-CLI_SRC  += $(SVC_SRC)
-CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
@@ -63,7 +67,7 @@ PY_EXT   := python/fairshuf/_core.stamp
 .PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-sodium check-keyed sdist wheel test install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
-all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf
+all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf $(BUILD)/fairshuf-serve
 
 help:
 	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
@@ -118,8 +122,12 @@ $(BUILD)/libfairshuf.so: $(LIB_OBJ)
 
 $(BUILD)/fairshuf: $(CLI_OBJ) $(BUILD)/libfairshuf.a
 	@echo "  LD      $@"
-	@$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(SVC_LIBS) $(LDLIBS)
+	@$(CC) $(SANLD) -o $@ $(CLI_OBJ) $(BUILD)/libfairshuf.a $(LDLIBS)
 	@ln -sf fairshuf $(BUILD)/shuf
+
+$(BUILD)/fairshuf-serve: $(SVC_OBJ) $(BUILD)/libfairshuf.a
+	@echo "  LD      $@"
+	@$(CC) $(SANLD) -o $@ $(SVC_OBJ) $(BUILD)/libfairshuf.a $(SVC_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -301,7 +309,7 @@ install: all
 	install -m 755 $(BUILD)/libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfairshuf.so
-	install -m 755 $(BUILD)/fairshuf $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/fairshuf $(BUILD)/fairshuf-serve $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	# The verifier page, where `fairshuf serve` looks for it (built by `make web`).
 	if test -f $(WEB_PAGE); then install -d $(DESTDIR)$(PREFIX)/share/fairshuf/web && \
@@ -318,7 +326,7 @@ install-shuf-link: install
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/fairshuf.h $(DESTDIR)$(PREFIX)/lib/libfairshuf.* \
-	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
+	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/bin/fairshuf-serve $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/fairshuf*.1
 	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf \
 	    $(DESTDIR)$(PREFIX)/share/fairshuf
