@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An independent implementation of docs/stream.md (stream version 4),
 written from the specification, not from the C code: every generator, every
-algorithm (the bucket path included), `rng`, `perm`, `deal --format=tsv` and
-`playlist --spread` / `--weights`.
+algorithm (the bucket path included), `rng`, `perm`, `deal --format=tsv`,
+`playlist --spread` / `--weights` and `lines` (--csv, --weights, --group-by,
+--split, --stratify).
 
   stream_spec.py check docs/vectors.md   recompute every row of the tables;
                                          exit 1 on any difference
@@ -652,7 +653,59 @@ def lines_cmd(path, opts):
         order = sorted(range(len(recs)), key=lambda i: (words[i], i))
         if "head-count" in opts:
             order = order[:int(opts["head-count"])]
+    if "split" in opts:
+        return lines_split(opts, hdr, recs, order, csv_mode, column)
     return b"".join(hdr) + b"".join(recs[i] for i in order)
+
+
+def split_sizes(n, ws):
+    """§6 --split sizes: floor(n·Wp/W), then one each to the largest
+    remainders n·Wp mod W, equal remainders to the lower part first."""
+    total = sum(ws)
+    sizes = [n * w // total for w in ws]
+    by_rem = sorted(range(len(ws)), key=lambda p: (-(n * ws[p] % total), p))
+    for p in by_rem[:n - sum(sizes)]:
+        sizes[p] += 1
+    return sizes
+
+
+def lines_split(opts, hdr, recs, order, csv_mode, column):
+    """The part files of --split (with --stratify), shown as the table
+    shows them: `==> NAME <==` then each file's lines."""
+    ws = [int(x) for x in opts["split"].split(",")]
+    parts = [[] for _ in ws]
+    if "stratify" in opts:
+        col = column(opts["stratify"])
+        value = [lines_field(r, csv_mode, col)[:4096] for r in recs]
+        count = {}
+        for v in value:  # the whole input, -n not applied
+            count[v] = count.get(v, 0) + 1
+        seen = {}
+        for i in order:
+            j = seen.get(value[i], 0)
+            seen[value[i]] = j + 1
+            cut = split_sizes(count[value[i]], ws)
+            q = 0  # the first part with j < size1 + ... + sizeq
+            while q + 1 < len(ws) and j >= sum(cut[:q + 1]):
+                q += 1
+            parts[q].append(i)
+    else:
+        at = 0
+        for q, size in enumerate(split_sizes(len(order), ws)):
+            parts[q] = order[at:at + size]
+            at += size
+    out = b""
+    for q, part in enumerate(parts):
+        out += b"==> %s <==\n" % part_name(opts["output"], q, len(ws)).encode()
+        out += b"".join(hdr) + b"".join(recs[i] for i in part)
+    return out
+
+
+def part_name(o, q, k):
+    """-o 'NAME%d': part q+1 in place of the first %d; or the q-th of A,B,..."""
+    if "%d" in o:
+        return o.replace("%d", str(q + 1), 1)
+    return o.split(",")[q]
 
 
 # ---- §6 commands --------------------------------------------------------
@@ -670,10 +723,13 @@ def fresh_deck(kind):
 
 def parse(args):
     opts, pos = {}, []
+    args = iter(args)
     for x in args:
         if x.startswith("--"):
             k, _, v = x[2:].partition("=")
             opts[k] = v
+        elif x == "-o":  # lines --split's outputs
+            opts["output"] = next(args)
         else:
             pos.append(x)
     return opts, pos
@@ -769,9 +825,12 @@ def check_rows(table, binary):
     for args, cell in rows(table):
         kind, want = expected(cell)
         if binary:
-            res = subprocess.run([binary] + shlex.split(args),
+            argv = shlex.split(args)
+            res = subprocess.run([binary] + argv,
                                  capture_output=True, check=True)
             got = res.stdout.decode().split("\n")[:-1]
+            if argv[0] == "lines":  # --split: the part files instead
+                got += binary_parts(parse(argv[1:])[0])
         else:
             got = run(shlex.split(args))
         if kind == "sha256":
@@ -782,6 +841,20 @@ def check_rows(table, binary):
             print("MISMATCH fairshuf %s\n  %s: %s\n  table: %s" %
                   (args, "binary" if binary else "spec", got, want))
     return bad, checked
+
+
+def binary_parts(opts):
+    """The part files a --split row wrote, as the table shows them; each
+    is removed once read (so the next row starts without them)."""
+    if "split" not in opts:
+        return []
+    got, k = [], len(opts["split"].split(","))
+    for q in range(k):
+        name = part_name(opts["output"], q, k)
+        with open(name, "rb") as f:
+            got += ["==> %s <==" % name] + f.read().decode().split("\n")[:-1]
+        os.remove(name)
+    return got
 
 
 def main():
