@@ -75,6 +75,15 @@ setup() {
     run python3 "$BATS_TEST_DIRNAME/stream_spec.py" cli "$B" "$BATS_TEST_TMPDIR/v.md"
     [ "$status" -eq 1 ]
     [[ "$output" == *"1 mismatches"* ]]
+    # a --split row with one record moved from part 1 to part 2: both fail
+    sed 's/`3,ann,1,"say ""hi"""` <br> `==> part-2 <==` <br> `id,user,score,note`/`==> part-2 <==` <br> `id,user,score,note` <br> `3,ann,1,"say ""hi"""`/' \
+        "$BATS_TEST_DIRNAME/../../docs/vectors.md" > "$BATS_TEST_TMPDIR/s.md"
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" check "$BATS_TEST_TMPDIR/s.md"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"1 mismatches"* ]]
+    run python3 "$BATS_TEST_DIRNAME/stream_spec.py" cli "$B" "$BATS_TEST_TMPDIR/s.md"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"1 mismatches"* ]]
 }
 
 spec_or_binary() {
