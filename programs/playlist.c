@@ -635,13 +635,18 @@ int cmd_playlist(int argc, char **argv)
         out_bytes(o, l.text, l.header_end);
         if (l.header_end > l.first && l.text[l.header_end - 1] != '\n')
             out_byte(o, '\n');
-        for (uint64_t k = 0; k < cycles; k++)
-            for (size_t i = 0; i < l.n; i++) {
-                uint64_t item;
-                cli_check(fs_playlist_next(&pl, &item), "playlist");
-                print_entry(o, &l, item);
-            }
+        /* A whole cycle at a time: the keyed batch call (same items as
+         * fs_playlist_next() from step 0). */
+        uint64_t *items = malloc(l.n * sizeof *items);
+        if (items == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        for (uint64_t k = 0; k < cycles; k++) {
+            cli_check(fs_playlist_items(&pl, k, 0, l.n, items), "playlist");
+            for (size_t i = 0; i < l.n; i++)
+                print_entry(o, &l, items[i]);
+        }
         out_flush(o);
+        free(items);
         free(o);
         rc = CLI_OK;
     }

@@ -73,6 +73,15 @@ FS_API int fs_playlist_from_seed(fs_playlist *pl, uint64_t n, const char *seed,
 FS_API int fs_playlist_item_at(const fs_playlist *pl, uint64_t cycle,
                                uint64_t pos, uint64_t *item);
 
+/* Positions from .. from+count-1 of cycle `cycle` at once: items[k] =
+ * what fs_playlist_item_at(pl, cycle, from + k) gives (the same values),
+ * mapped with the keyed permutation's batch call (fs_keyed_at_many(),
+ * which builds round tables when count makes them pay) -- the way to list
+ * a whole cycle.  FS_EINVAL for from + count > n or NULL arguments.
+ * O(count + w) time, no memory beyond the batch's tables. */
+FS_API int fs_playlist_items(const fs_playlist *pl, uint64_t cycle,
+                             uint64_t from, size_t count, uint64_t *items);
+
 /* Steps forward and gives the new current item.  FS_ERANGE (nothing
  * changed) if the step would overflow 2^64-1. */
 FS_API int fs_playlist_next(fs_playlist *pl, uint64_t *item);

@@ -252,6 +252,19 @@ static int position_id(const fs_player *p, uint64_t k, uint64_t *id)
  * positions were worked out with). */
 static int materialize(fs_player *p)
 {
+    /* A plain cycle's positions in chunks through the keyed batch call
+     * (the same items as order_at(), one key derivation per chunk). */
+    while (!array_cycle(p) && p->ids.len < p->passed) {
+        uint64_t buf[1024];
+        size_t cnt = p->passed - p->ids.len < 1024
+                         ? (size_t)(p->passed - p->ids.len) : 1024;
+        int rc = fs_playlist_items(&p->pl, p->cycle, p->ids.len, cnt, buf);
+        for (size_t k = 0; rc == FS_OK && k < cnt; k++)
+            if (fs__ids_push(&p->ids, p->lid[buf[k]]) != FS_OK)
+                rc = FS_ENOMEM;
+        if (rc != FS_OK)
+            return rc;
+    }
     while (p->ids.len < p->passed) {
         uint64_t id;
         int rc = position_id(p, p->ids.len, &id);

@@ -55,6 +55,41 @@ static int cycle_perm(const fs_playlist *pl, uint64_t c, fs_keyed *p)
     return rc;
 }
 
+/* The first 2w positions of cycle c >= 1 under the boundary rule: of the
+ * first 2w raw items, those among the last w of the previous cycle (raw
+ * there, as n - w >= 2w) go behind the others; at most w of them, so the
+ * first w positions are free.  cur is cycle c's raw order. */
+static int boundary_head(const fs_playlist *pl, uint64_t cycle,
+                         const fs_keyed *cur, uint64_t *head)
+{
+    fs_keyed prev;
+    int rc = cycle_perm(pl, cycle - 1, &prev);
+    if (rc != FS_OK)
+        return rc;
+    uint64_t w = pl->window;
+    uint64_t tail[FS_PLAYLIST_WINDOW_MAX], raw[2 * FS_PLAYLIST_WINDOW_MAX];
+    for (uint64_t k = 0; k < w; k++)
+        raw[k] = pl->n - w + k;
+    fs_keyed_at_many(&prev, raw, tail, (size_t)w);
+    for (uint64_t k = 0; k < 2 * w; k++)
+        raw[k] = k;
+    fs_keyed_at_many(cur, raw, raw, (size_t)(2 * w));
+    uint64_t front = 0, back = 0, ended[2 * FS_PLAYLIST_WINDOW_MAX];
+    for (uint64_t k = 0; k < 2 * w; k++) {
+        uint64_t x = raw[k];
+        int in_tail = 0;
+        for (uint64_t t = 0; t < w; t++)
+            in_tail |= tail[t] == x;
+        if (in_tail)
+            ended[back++] = x;
+        else
+            head[front++] = x;
+    }
+    memcpy(head + front, ended, back * sizeof *ended);
+    fs_keyed_wipe(&prev);
+    return FS_OK;
+}
+
 int fs_playlist_item_at(const fs_playlist *pl, uint64_t cycle, uint64_t pos,
                         uint64_t *item)
 {
@@ -67,37 +102,41 @@ int fs_playlist_item_at(const fs_playlist *pl, uint64_t cycle, uint64_t pos,
     uint64_t w = pl->window;
     if (cycle == 0 || w == 0 || pos >= 2 * w) {
         *item = fs_keyed_at(&cur, pos);
-        fs_keyed_wipe(&cur);
-        return FS_OK;
+    } else {
+        uint64_t head[2 * FS_PLAYLIST_WINDOW_MAX];
+        rc = boundary_head(pl, cycle, &cur, head);
+        if (rc == FS_OK)
+            *item = head[pos];
     }
-    /* The boundary rule: of the first 2w raw items, those among the last w
-     * of the previous cycle (raw there, as n - w >= 2w) go behind the
-     * others; at most w of them, so the first w positions are free. */
-    fs_keyed prev;
-    rc = cycle_perm(pl, cycle - 1, &prev);
-    if (rc != FS_OK) {
-        fs_keyed_wipe(&cur);
-        return rc;
-    }
-    uint64_t tail[FS_PLAYLIST_WINDOW_MAX], head[2 * FS_PLAYLIST_WINDOW_MAX];
-    for (uint64_t k = 0; k < w; k++)
-        tail[k] = fs_keyed_at(&prev, pl->n - w + k);
-    uint64_t front = 0, back = 0, ended[2 * FS_PLAYLIST_WINDOW_MAX];
-    for (uint64_t k = 0; k < 2 * w; k++) {
-        uint64_t x = fs_keyed_at(&cur, k);
-        int in_tail = 0;
-        for (uint64_t t = 0; t < w; t++)
-            in_tail |= tail[t] == x;
-        if (in_tail)
-            ended[back++] = x;
-        else
-            head[front++] = x;
-    }
-    memcpy(head + front, ended, back * sizeof *ended);
-    *item = head[pos];
     fs_keyed_wipe(&cur);
-    fs_keyed_wipe(&prev);
-    return FS_OK;
+    return rc;
+}
+
+int fs_playlist_items(const fs_playlist *pl, uint64_t cycle, uint64_t from,
+                      size_t count, uint64_t *items)
+{
+    if (pl == NULL || (items == NULL && count > 0) || from > pl->n ||
+        count > pl->n - from)
+        return FS_EINVAL;
+    if (count == 0)
+        return FS_OK;
+    fs_keyed cur;
+    int rc = cycle_perm(pl, cycle, &cur);
+    if (rc != FS_OK)
+        return rc;
+    for (size_t k = 0; k < count; k++)
+        items[k] = from + k;
+    fs_keyed_at_many(&cur, items, items, count);
+    uint64_t w = pl->window;
+    if (cycle > 0 && w > 0 && from < 2 * w) {
+        uint64_t head[2 * FS_PLAYLIST_WINDOW_MAX];
+        rc = boundary_head(pl, cycle, &cur, head);
+        for (uint64_t k = from; rc == FS_OK && k < 2 * w && k - from < count;
+             k++)
+            items[k - from] = head[k];
+    }
+    fs_keyed_wipe(&cur);
+    return rc;
 }
 
 /* The item of step s >= 1. */

@@ -150,6 +150,45 @@ static void cycles_are_the_keyed_epochs(void **s)
     }
 }
 
+/* fs_playlist_items() gives exactly fs_playlist_item_at() for every range
+ * (a whole cycle, ranges across the boundary head, empty ones), at sizes
+ * where the batch tabulates (4096) and where it does not; and refuses
+ * ranges past n. */
+static void items_match_item_at(void **s)
+{
+    (void)s;
+    static const uint64_t ns[] = {3, 7, 40, 101, 4096};
+    static uint64_t got[4096];
+    for (size_t z = 0; z < sizeof ns / sizeof ns[0]; z++) {
+        uint64_t n = ns[z];
+        for (uint32_t w = 0; w <= 2; w++) {
+            fs_playlist pl;
+            assert_int_equal(fs_playlist_from_seed(&pl, n, "items",
+                                                   w ? (w == 1 ? 1 : 64)
+                                                     : 0), FS_OK);
+            for (uint64_t c = 0; c < 3; c++) {
+                uint64_t from[] = {0, 0, 1, n / 2, n - 1, n};
+                uint64_t cnt[] = {n, 1, n - 1, n - n / 2, 1, 0};
+                for (size_t r = 0; r < 6; r++) {
+                    assert_int_equal(fs_playlist_items(&pl, c, from[r],
+                                                       cnt[r], got), FS_OK);
+                    for (uint64_t k = 0; k < cnt[r]; k++) {
+                        uint64_t item;
+                        assert_int_equal(fs_playlist_item_at(&pl, c,
+                                                             from[r] + k,
+                                                             &item), FS_OK);
+                        assert_true(got[k] == item);
+                    }
+                }
+            }
+            assert_int_equal(fs_playlist_items(&pl, 0, 1, n, got), FS_EINVAL);
+            assert_int_equal(fs_playlist_items(&pl, 0, n + 1, 0, got),
+                             FS_EINVAL);
+            assert_int_equal(fs_playlist_items(NULL, 0, 0, 1, got), FS_EINVAL);
+        }
+    }
+}
+
 static void seek_position_errors(void **s)
 {
     (void)s;
@@ -340,6 +379,7 @@ int main(void)
         cmocka_unit_test(boundary_window_honoured),
         cmocka_unit_test(boundary_control_fails),
         cmocka_unit_test(cycles_are_the_keyed_epochs),
+        cmocka_unit_test(items_match_item_at),
         cmocka_unit_test(seek_position_errors),
         cmocka_unit_test(state_round_trip),
         cmocka_unit_test(item_ids),
