@@ -163,4 +163,11 @@ static inline void fs__swap(unsigned char *a, unsigned char *b, size_t size)
     }
 }
 
+/* qsort/bsearch order of uint64_t values. */
+static inline int fs__cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../internal.h"
+#include "../seen.h"
 #include "fairshuf/cards.h"
 
 /* The rules, in the order that breaks ties on one line. */
@@ -57,6 +58,7 @@ typedef struct walk {
     size_t nspans, cspans;
     period *per;
     size_t nper, cper;
+    fs__seen commits, clients; /* where each commitment, client seed began */
     size_t first_rank;
     char msg[512];
     char esc[4][4 * FS_FAIR_CLIENT_SEED_MAX + 4];
@@ -180,13 +182,54 @@ static int is_v1(const char *scheme)
     return strcmp(scheme, FS_FAIR_SCHEME_V1) == 0;
 }
 
-/* An earlier period (before `upto`) with this client seed, or NULL. */
-static const period *client_used(const walk *w, size_t upto, const char *c)
+/* The index of earlier periods by commitment and by client seed (lookups
+ * in O(1), so a log of many periods checks in linear time). */
+typedef struct probe {
+    const walk *w;
+    const void *value;
+} probe;
+
+static int same_commitment(void *ctx, size_t i)
 {
-    for (size_t i = 0; i < upto; i++)
-        if (w->per[i].client_line && strcmp(w->per[i].client, c) == 0)
-            return &w->per[i];
-    return NULL;
+    const probe *q = ctx;
+    return memcmp(q->w->per[i].commitment, q->value, 32) == 0;
+}
+
+static int same_client(void *ctx, size_t i)
+{
+    const probe *q = ctx;
+    return strcmp(q->w->per[i].client, q->value) == 0;
+}
+
+/* The first period committed to c (32 bytes), or NULL. */
+static const period *commitment_used(const walk *w, const uint8_t *c)
+{
+    probe q = {w, c};
+    size_t i = fs__seen_find(&w->commits, fs__seen_hash(&w->commits, c, 32),
+                             same_commitment, &q);
+    return i == SIZE_MAX ? NULL : &w->per[i];
+}
+
+/* The first period with client seed c, or NULL. */
+static const period *client_used(const walk *w, const char *c)
+{
+    probe q = {w, c};
+    size_t i = fs__seen_find(&w->clients,
+                             fs__seen_hash(&w->clients, c, strlen(c)),
+                             same_client, &q);
+    return i == SIZE_MAX ? NULL : &w->per[i];
+}
+
+/* Sets the client seed of the open period p (w->per[w->nper - 1]). */
+static int set_client(walk *w, period *p, size_t line, const char *c)
+{
+    p->client_line = line;
+    memcpy(p->client, c, sizeof p->client);
+    if (client_used(w, c))
+        return FS_OK;
+    return fs__seen_add(&w->clients,
+                        fs__seen_hash(&w->clients, c, strlen(c)),
+                        w->nper - 1);
 }
 
 /* One record; returns FS_OK, FS_EINVAL (malformed: stop) or FS_ENOMEM. */
@@ -262,15 +305,18 @@ static int record(walk *w, size_t line, size_t off, size_t len)
                 "a new commitment before the seed committed at line %zu "
                 "was revealed: its deals can never be checked",
                 p->commit_line);
-        for (size_t i = 0; i < w->nper; i++)
-            if (memcmp(w->per[i].commitment, r->value, 32) == 0) {
-                say(w, line, FS_FAIR_DISHONEST, "recommitted",
-                    "this commitment was already committed at line %zu: a "
-                    "seed committed again is known to the server's "
-                    "players", w->per[i].commit_line);
-                break;
-            }
+        const period *o = commitment_used(w, r->value);
+        if (o)
+            say(w, line, FS_FAIR_DISHONEST, "recommitted",
+                "this commitment was already committed at line %zu: a "
+                "seed committed again is known to the server's "
+                "players", o->commit_line);
         if (grow((void **)&w->per, &w->cper, w->nper, sizeof *w->per))
+            return FS_ENOMEM;
+        if (o == NULL &&
+            fs__seen_add(&w->commits,
+                         fs__seen_hash(&w->commits, r->value, 32),
+                         w->nper) != FS_OK)
             return FS_ENOMEM;
         p = &w->per[w->nper++];
         memset(p, 0, sizeof *p);
@@ -301,13 +347,13 @@ static int record(walk *w, size_t line, size_t off, size_t len)
                 "%zu)", p->client_line);
             break;
         }
-        const period *o = client_used(w, w->nper - 1, r->client_seed);
+        const period *o = client_used(w, r->client_seed);
         if (o)
             say(w, line, FS_FAIR_DISHONEST, "client-seed-reused",
                 "this client seed was used in the period committed at line "
                 "%zu: each period needs a fresh one", o->commit_line);
-        p->client_line = line;
-        memcpy(p->client, r->client_seed, sizeof p->client);
+        if (set_client(w, p, line, r->client_seed) != FS_OK)
+            return FS_ENOMEM;
         break;
     }
     case FS_FAIR_DEAL: {
@@ -323,14 +369,14 @@ static int record(walk *w, size_t line, size_t off, size_t len)
             break;
         }
         if (v1 && !p->client_line) { /* the first deal fixes them */
-            const period *o = client_used(w, w->nper - 1, r->client_seed);
+            const period *o = client_used(w, r->client_seed);
             if (o)
                 say(w, line, FS_FAIR_DISHONEST, "client-seed-reused",
                     "this client seed was used in the period committed at "
                     "line %zu: each period needs a fresh one",
                     o->commit_line);
-            p->client_line = line;
-            memcpy(p->client, r->client_seed, sizeof p->client);
+            if (set_client(w, p, line, r->client_seed) != FS_OK)
+                return FS_ENOMEM;
             p->has_table = 1;
             memcpy(p->game, r->game, sizeof p->game);
             p->players = r->players;
@@ -481,6 +527,8 @@ int fs_fair_log_check(const char *text, size_t len,
     walk *w = calloc(1, sizeof *w);
     if (w == NULL)
         return FS_ENOMEM;
+    fs__seen_init(&w->commits);
+    fs__seen_init(&w->clients);
     w->note = note;
     w->ctx = ctx;
     w->res = out;
@@ -544,6 +592,8 @@ int fs_fair_log_check(const char *text, size_t len,
     if (out->rule == NULL)
         out->verdict = FS_FAIR_HONEST;
 done:
+    fs__seen_free(&w->commits);
+    fs__seen_free(&w->clients);
     free(w->spans);
     free(w->per);
     free(w->rec);

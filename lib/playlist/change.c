@@ -66,12 +66,6 @@ static int by_rank(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
-static int by_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
-
 int fs_playlist_rest(const fs_playlist *pl, uint64_t cycle,
                      const uint64_t *played, size_t nplayed,
                      const uint64_t *ids, size_t n, uint64_t *rest,
@@ -89,14 +83,15 @@ int fs_playlist_rest(const fs_playlist *pl, uint64_t cycle,
     }
     if (nplayed)
         memcpy(seen, played, nplayed * sizeof *seen);
-    qsort(seen, nplayed, sizeof *seen, by_u64);
+    qsort(seen, nplayed, sizeof *seen, fs__cmp_u64);
     uint8_t k[crypto_shorthash_siphash24_KEYBYTES], in[48], h[8];
     sub_key(pl, "fairshuf playlist rest v1", k);
     put64(in, cycle);
     memcpy(in + 8, pl->fingerprint, 32);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (nplayed && bsearch(&ids[i], seen, nplayed, sizeof *seen, by_u64))
+        if (nplayed &&
+            bsearch(&ids[i], seen, nplayed, sizeof *seen, fs__cmp_u64))
             continue;
         put64(in + 40, ids[i]);
         crypto_shorthash_siphash24(h, in, sizeof in, k);

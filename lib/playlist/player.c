@@ -129,12 +129,6 @@ static int by_id(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
-static int by_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
-
 int fs_player_item_ids(const fs_player *p, size_t n, const char *const *text,
                        const size_t *len, uint64_t *ids)
 {
@@ -315,9 +309,10 @@ static int field_rest(fs_player *p)
         goto done;
     if (nf)
         memcpy(seen, p->ids.id, nf * sizeof *seen);
-    qsort(seen, nf, sizeof *seen, by_u64);
+    qsort(seen, nf, sizeof *seen, fs__cmp_u64);
     for (size_t i = 0; i < n; i++) {
-        if (nf && bsearch(&p->lid[i], seen, nf, sizeof *seen, by_u64))
+        if (nf &&
+            bsearch(&p->lid[i], seen, nf, sizeof *seen, fs__cmp_u64))
             continue;
         if (p->order == FS_PLAYER_WEIGHTS && !(p->weight[i] > 0))
             continue; /* weight 0: never */

@@ -135,6 +135,9 @@ PY
     [ "$status" -eq 0 ]
     run "$FS" verify -N 52 -a durstenfeld --trials=2000
     [ "$status" -eq 0 ] && [[ "$output" != *UNREACHABLE* ]]
+    # and --help's exit paragraph names this verdict, not only "biased"
+    "$FS" verify --help | tr '\n' ' ' | tr -s ' ' |
+        grep -q 'Exit status: 0 fair (all mode: every algorithm as expected), 3 biased or unreachable orders'
 }
 
 @test "verdict: the HTML report and JSON carry the 'where the bias is' line" {
