@@ -91,6 +91,45 @@ skip_if_asan() {
     [ "$(md5sum < out2)" = "$want" ]
 }
 
+# Runs fairshuf lines in a mount namespace whose cgroup v2 files at $1 (the
+# pure-v2 mount /sys/fs/cgroup, or a hybrid machine's /sys/fs/cgroup/unified)
+# are a tmpfs saying memory.max = $2: the kernel does not enforce it, but
+# the default budget must read it.  -T names a missing folder, so a run
+# that goes out of core fails and one that stays in memory succeeds.
+fake_cgroup2_run() {
+    local mount=$1 max=$2 rel
+    rel=$(awk -F: '$1 == "0" && $2 == "" {print $3}' /proc/self/cgroup)
+    unshare -m bash -c "
+        mount -t tmpfs fairshuf-test '$mount' || exit 99
+        for d in '$mount' '$mount${rel%/}'; do
+            mkdir -p \"\$d\" && echo '$max' > \"\$d/memory.max\" &&
+                echo 0 > \"\$d/memory.current\" &&
+                echo 'inactive_file 0' > \"\$d/memory.stat\" || exit 99
+        done
+        exec '$FS_BIN' lines --seed=c -T '$BATS_TEST_TMPDIR/missing' big > out"
+}
+
+@test "default budget: a cgroup v2 memory.max is read (pure v2 and hybrid mounts)" {
+    [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null ||
+        skip "needs root and mount namespaces (unshare -m)"
+    big_file
+    want=$("$FS_BIN" lines --seed=c big | md5sum)
+    # control: with no limit the 30 MB input stays in memory (the missing
+    # temporary folder is never touched)
+    "$FS_BIN" lines --seed=c -T "$BATS_TEST_TMPDIR/missing" big > out
+    [ "$(md5sum < out)" = "$want" ]
+    for mount in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+        [ -d "$mount" ] || continue
+        run fake_cgroup2_run "$mount" max
+        [ "$status" -eq 0 ] || { echo "$mount max: $status $output"; return 1; }
+        [ "$(md5sum < out)" = "$want" ]
+        # 24 MiB: the budget is below the input, the run must go out of core
+        run fake_cgroup2_run "$mount" 25165824
+        [ "$status" -eq 1 ] || { echo "$mount 24M: $status $output"; return 1; }
+        [[ "$output" == *"fairshuf: temporary file in '$BATS_TEST_TMPDIR/missing'"* ]]
+    done
+}
+
 # ------------------------------------------------------------ compression
 
 @test ".gz and .zst input (file and pipe) give the seeded order of the plain lines" {
