@@ -118,8 +118,10 @@ fake_cgroup2_run() {
     # temporary folder is never touched)
     "$FS_BIN" lines --seed=c -T "$BATS_TEST_TMPDIR/missing" big > out
     [ "$(md5sum < out)" = "$want" ]
+    tried=0
     for mount in /sys/fs/cgroup /sys/fs/cgroup/unified; do
         [ -d "$mount" ] || continue
+        tried=$((tried + 1))
         run fake_cgroup2_run "$mount" max
         [ "$status" -eq 0 ] || { echo "$mount max: $status $output"; return 1; }
         [ "$(md5sum < out)" = "$want" ]
@@ -128,6 +130,7 @@ fake_cgroup2_run() {
         [ "$status" -eq 1 ] || { echo "$mount 24M: $status $output"; return 1; }
         [[ "$output" == *"fairshuf: temporary file in '$BATS_TEST_TMPDIR/missing'"* ]]
     done
+    [ "$tried" -gt 0 ] || skip "no /sys/fs/cgroup to stand in for"
 }
 
 # ------------------------------------------------------------ compression
