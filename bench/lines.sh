@@ -11,7 +11,9 @@
 #                                  (fairshuf only: GNU needs > 2 GB RAM)
 #   WIDE=1 bench/lines.sh          a 1.08 GB file of ~108-byte CSV-like
 #                                  lines: GNU, fairshuf in memory and
-#                                  fairshuf --memory=256M (issue 27 goal 2)
+#                                  fairshuf --memory=256M (issue 27 goal 2),
+#                                  then the two fairshuf runs interleaved
+#                                  on their own: in memory / out of core
 #   DATA=1 bench/lines.sh          data work: a 2 GB file of ~80-byte lines
 #                                  (GNU shuf beside it), its gzip (zcat |
 #                                  shuf beside fairshuf reading the .gz),
@@ -129,6 +131,22 @@ if [ "${WIDE:-0}" = 1 ]; then
                "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor", i * 13 }' > "$wide"
     row "1.08 GB of ~108-byte lines" "$wide" "$wide"
     row "the same, fairshuf --memory=256M" "$wide" "--memory=256M -T $DIR $wide"
+    # in memory against --memory=256M on the same file, interleaved
+    # (goal: the in-memory default never the slower of the two)
+    a=$(mktemp) b=$(mktemp)
+    for i in $(seq "$RUNS"); do
+        measure "$BIN" lines "$wide" >> "$a"
+        measure "$BIN" lines --memory=256M -T "$DIR" "$wide" >> "$b"
+    done
+    aw=$(cut -d' ' -f1 "$a" | median); bw=$(cut -d' ' -f1 "$b" | median)
+    rm_=$(paste -d' ' "$a" "$b" | awk '{ print $1 / $4 }' | median)
+    rr=$(paste -d' ' "$a" "$b" | awk '{ print $1 / $4 }' | sort -n |
+         awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }')
+    echo
+    awk -v a="$aw" -v b="$bw" -v r="$rm_" -v rr="$rr" 'BEGIN {
+        printf "1.08 GB file: in memory %.2f s, --memory=256M %.2f s; in memory / --memory=256M %.2fx (per round %s)\n",
+               a, b, r, rr }'
+    rm -f "$a" "$b"
 fi
 
 if [ "${BIG:-0}" = 1 ]; then
