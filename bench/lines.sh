@@ -79,6 +79,17 @@ row_cmd() {
     rm -f "$g" "$f"
 }
 
+# fairshuf in memory and with --memory=256M on FILE, interleaved, no GNU
+# between them: each run's "wall cpu rss" into the files $inmem and $spill
+modes() {
+    local i
+    inmem=$(mktemp) spill=$(mktemp)
+    for i in $(seq "$RUNS"); do
+        measure "$BIN" lines "$1" >> "$inmem"
+        measure "$BIN" lines --memory=256M -T "$DIR" "$1" >> "$spill"
+    done
+}
+
 echo "fairshuf lines vs GNU shuf ($($GNU --version | head -n 1)), median of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 echo
 echo "| case | GNU wall | GNU cpu | GNU RSS | fairshuf wall | fairshuf cpu | fairshuf RSS | wall speed-up (per-round min-max) | cpu speed-up | RSS ratio |"
@@ -108,12 +119,8 @@ if [ "${FIVE:-1}" = 1 ]; then
     file5="$DIR/lines-5e7.txt"
     [ -s "$file5" ] || seq 1000000000 1049999999 > "$file5"   # 550 MB
     row "5e7-line file (550 MB)" "$file5" "$file5"
-    # out of core against in memory, both fairshuf, interleaved
-    a=$(mktemp) b=$(mktemp)
-    for i in $(seq "$RUNS"); do
-        measure "$BIN" lines "$file5" >> "$a"
-        measure "$BIN" lines --memory=256M -T "$DIR" "$file5" >> "$b"
-    done
+    modes "$file5" # out of core against in memory
+    a=$inmem b=$spill
     aw=$(cut -d' ' -f1 "$a" | median); bw=$(cut -d' ' -f1 "$b" | median)
     bm=$(cut -d' ' -f3 "$b" | median)
     echo
@@ -131,13 +138,9 @@ if [ "${WIDE:-0}" = 1 ]; then
                "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor", i * 13 }' > "$wide"
     row "1.08 GB of ~108-byte lines" "$wide" "$wide"
     row "the same, fairshuf --memory=256M" "$wide" "--memory=256M -T $DIR $wide"
-    # in memory against --memory=256M on the same file, interleaved
-    # (goal: the in-memory default never the slower of the two)
-    a=$(mktemp) b=$(mktemp)
-    for i in $(seq "$RUNS"); do
-        measure "$BIN" lines "$wide" >> "$a"
-        measure "$BIN" lines --memory=256M -T "$DIR" "$wide" >> "$b"
-    done
+    # goal: the in-memory default never the slower of the two
+    modes "$wide"
+    a=$inmem b=$spill
     aw=$(cut -d' ' -f1 "$a" | median); bw=$(cut -d' ' -f1 "$b" | median)
     rm_=$(paste -d' ' "$a" "$b" | awk '{ print $1 / $4 }' | median)
     rr=$(paste -d' ' "$a" "$b" | awk '{ print $1 / $4 }' | sort -n |
