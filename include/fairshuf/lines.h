@@ -155,7 +155,9 @@ typedef enum fs_lines_where {
     FS_LINES_NOWHERE = 0,
     FS_LINES_INPUT,   /* reading the input */
     FS_LINES_OUTPUT,  /* opening or writing the output */
-    FS_LINES_TEMP     /* a temporary file in tmpdir */
+    FS_LINES_TEMP,    /* a temporary file in tmpdir */
+    FS_LINES_INPUT_CHANGED /* a large regular file, read twice rather than
+                              held in memory, changed between the reads */
 } fs_lines_where;
 
 typedef enum fs_lines_phase {
@@ -208,6 +210,15 @@ FS_API size_t fs_lines_default_memory(void);
  * the process); what can still fail after output began (reading a temporary
  * file back, memory, the output itself) leaves a prefix only, with an
  * error returned.
+ * A regular file of at least 256 MiB (from fd's position) whose first MiB
+ * has lines of 64 bytes or more on average is not held in memory: it is
+ * read twice (pread; fd's position is left at the end), each read keeping
+ * the lines of one half of the key space, so memory is about half the file;
+ * the output is the same bytes.  There open_output is called after the
+ * first read, and a file that shrinks or whose lines move between the
+ * reads is an error (FS_EIO at FS_LINES_INPUT_CHANGED; what grows past the
+ * size measured at the start is not read).  When the output turns out to
+ * be that file, the file is read once the usual way instead.
  * c->head == 0 reads only the c->header header lines, writes them, and
  * reads nothing more (with no header it reads nothing; the output is
  * still opened).  With

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 #include "fairshuf/lines.h"
 #include "internal.h"
 
@@ -90,6 +91,25 @@ size_t fs__sort_overhead(uint64_t n, unsigned threads);
  * ownership of buf (allocated with malloc, capacity cap). */
 int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
                   fs__writer *w);
+
+/* A large regular file read twice instead of held (passes.c): plan says
+ * whether fd qualifies (at least fs__passes_min bytes from its position,
+ * long lines, a window within limit); run shuffles it, or returns
+ * FS__PASSES_DECLINED before any output (the window turned out too large,
+ * or the output is the input file): the caller then seeks fd back to
+ * pl->start and reads it the usual way. */
+typedef struct fs__passes_plan_t {
+    off_t start;
+    uint64_t size;
+    unsigned sub_bits;
+    size_t reserve;
+} fs__passes_plan_t;
+#define FS__PASSES_DECLINED 1
+extern size_t fs__passes_min; /* 256 MiB; tests lower it */
+int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
+                    fs__passes_plan_t *pl);
+int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
+                   fs__writer *w);
 
 /* `-n K` with small K: streams the input keeping only candidates. */
 #define FS__TOPK_MAX ((uint64_t)1 << 20)

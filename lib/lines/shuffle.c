@@ -147,6 +147,17 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
     size_t memory = w.memory =
         c->memory ? c->memory : fs_lines_default_memory();
     size_t limit = memory / 4 * 3; /* the rest: buffers of the spill path */
+    fs__passes_plan_t pl;
+    if (fs__passes_plan(fd, c, limit, &pl)) {
+        int prc = fs__passes_run(fd, &pl, limit, &w);
+        if (prc != FS__PASSES_DECLINED)
+            return writer_end(&w, prc);
+        if (lseek(fd, pl.start, SEEK_SET) != pl.start) {
+            res->where = FS_LINES_INPUT;
+            res->err = errno;
+            return writer_end(&w, FS_EIO);
+        }
+    }
     size_t cap = 1u << 20;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&

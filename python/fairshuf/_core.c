@@ -304,13 +304,14 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
     sodium_memzero(c.key, sizeof c.key);
     if (rc != FS_OK) {
         if (rc == FS_EIO) {
-            static const char *where[] = {"lines", "lines: input",
-                                          "lines: output",
-                                          "lines: temporary file"};
+            static const char *where[] = {
+                "lines", "lines: input", "lines: output",
+                "lines: temporary file",
+                "lines: input changed as it was read (read twice)"};
             errno = res.err;
-            PyObject *r = raise_status(rc, where[res.where <= FS_LINES_TEMP
-                                                     ? res.where
-                                                     : 0]);
+            PyObject *r = raise_status(
+                rc, where[res.where <= FS_LINES_INPUT_CHANGED ? res.where
+                                                              : 0]);
             Py_DECREF(dst_obj);
             return r;
         }

@@ -77,6 +77,22 @@ ARGS
     "$FS_BIN" lines --seed=s --threads=2 --memory=1M in | cmp - ref
 }
 
+@test "--seed: a 270 MB file of long lines, read twice instead of held: same bytes as from a pipe" {
+    # >= 256 MiB of lines averaging >= 64 bytes: the file is read twice
+    # (lib/lines/passes.c), half the key space each time; a pipe is read
+    # once into memory.  -n and --header too; under the limit the usual path.
+    seq 1 2300000 | awk '{ printf "%d,%0112d\n", $1, $1 * 7 }' > in
+    [ "$(stat -c %s in)" -gt 268435456 ]
+    cat in | "$FS_BIN" lines --seed=p > ref
+    "$FS_BIN" lines --seed=p in | cmp - ref
+    "$FS_BIN" lines --seed=p --threads=1 in | cmp - ref
+    cat in | "$FS_BIN" lines --seed=p --header=1 -n 1150000 > ref2
+    "$FS_BIN" lines --seed=p --header=1 -n 1150000 in | cmp - ref2
+    # a budget a window does not fit: on disk, the same bytes
+    "$FS_BIN" lines --seed=p --memory=64M -T "$BATS_TEST_TMPDIR" in | cmp - ref
+    rm -f in ref ref2
+}
+
 @test "--seed: out of core with 78K-line buckets (split intake, scatter from a midpoint) = in memory" {
     # 5e6 lines do not fit --memory=48M: 64 buckets of about 78K lines, so the
     # intake runs in two lanes, each bucket is loaded by two threads and

@@ -1,0 +1,393 @@
+/* test_lines_passes.c -- a large regular file read twice instead of held
+ * (lib/lines/passes.c): the same bytes as in memory, whatever the header,
+ * head, delimiter, threads, long lines or start position; a file that
+ * changes between the reads is an error; output into the input file makes
+ * it read once; short lines and a small budget keep the usual path.  The
+ * 256 MiB threshold is lowered to 0 here (fs__passes_min). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fairshuf/lines.h"
+
+extern size_t fs__passes_min; /* lib/lines/engine.h */
+
+/* ------------------------------------------------------------ harness */
+
+typedef struct job {
+    int in, out;      /* the input file, the output (memfd or the input) */
+    off_t at_open;    /* the input's position when the output was opened */
+    void (*meddle)(struct job *); /* called at the first progress report */
+    int meddled;
+} job;
+
+static int open_out(void *arg)
+{
+    job *j = arg;
+    j->at_open = lseek(j->in, 0, SEEK_CUR);
+    return j->out;
+}
+
+static void progress(void *arg, fs_lines_phase ph, uint64_t done,
+                     uint64_t total)
+{
+    (void)total;
+    (void)done;
+    job *j = arg;
+    if (ph == FS_LINES_READING && j->meddle && !j->meddled) {
+        j->meddled = 1;
+        j->meddle(j);
+    }
+}
+
+static unsigned char *slurp(int fd, off_t from, size_t *n)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+    size_t len = (size_t)(end - from);
+    unsigned char *p = malloc(len + 1);
+    assert_non_null(p);
+    assert_int_equal(pread(fd, p, len, from), (ssize_t)len);
+    *n = len;
+    return p;
+}
+
+/* The reference: the in-memory engine on text (ending with delim). */
+static unsigned char *reference(const unsigned char *text, size_t len,
+                                fs_lines_config c, size_t *n)
+{
+    job j = {-1, memfd_create("ref", 0), 0, NULL, 0};
+    assert_true(j.out >= 0);
+    c.open_output = open_out;
+    c.output_arg = &j;
+    c.progress = NULL;
+    fs_lines_result res;
+    assert_int_equal(fs_lines_shuffle_buf(text, len, &c, &res), FS_OK);
+    unsigned char *p = slurp(j.out, 0, n);
+    close(j.out);
+    return p;
+}
+
+/* fs_lines_shuffle on a memfd holding prefix then text, read from after
+ * the prefix; returns the engine's status, the output in *out. */
+static int from_file(const unsigned char *text, size_t len, size_t prefix,
+                     fs_lines_config c, job *j, unsigned char **out,
+                     size_t *n, fs_lines_result *res)
+{
+    j->in = memfd_create("in", 0);
+    assert_true(j->in >= 0);
+    for (size_t i = 0; i < prefix; i++)
+        assert_int_equal(write(j->in, "#", 1), 1);
+    assert_int_equal(write(j->in, text, len), (ssize_t)len);
+    assert_int_equal(lseek(j->in, (off_t)prefix, SEEK_SET), (off_t)prefix);
+    if (j->out < 0)
+        j->out = memfd_create("out", 0);
+    c.open_output = open_out;
+    c.output_arg = j;
+    c.progress = progress;
+    c.progress_arg = j;
+    int rc = fs_lines_shuffle(j->in, &c, res);
+    *out = slurp(j->out, 0, n);
+    return rc;
+}
+
+/* Lines of 0..lmax bytes (plus '\n' or '\0'), some of them past 64 KiB
+ * (an arena block) and 65535 bytes (a length not noted), numbered so that
+ * every line differs; *len bytes, the last delimiter dropped when
+ * `unterminated`. */
+static unsigned char *make_text(uint64_t lines, unsigned lmax, int longs,
+                                unsigned char d, int unterminated,
+                                size_t *len)
+{
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *t = malloc(cap);
+    uint64_t x = 88172645463325252u;
+    for (uint64_t i = 0; i < lines; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t l = (size_t)(x % (lmax + 1));
+        if (longs && i % 1000 == 7)
+            l = 65535 + (size_t)(x % 3) - 1; /* around LONG_LINE */
+        if (longs && i % 1000 == 500)
+            l = 70000 + (size_t)(x % 50000); /* past a block */
+        while (n + l + 32 > cap)
+            t = realloc(t, cap *= 2);
+        n += (size_t)sprintf((char *)t + n, "%llu:", (unsigned long long)i);
+        memset(t + n, 'a' + (int)(i % 26), l);
+        n += l;
+        t[n++] = d;
+    }
+    if (unterminated)
+        n--;
+    *len = n;
+    return t;
+}
+
+static fs_lines_config base(void)
+{
+    fs_lines_config c;
+    memset(&c, 0, sizeof c);
+    c.delim = '\n';
+    c.head = UINT64_MAX;
+    assert_int_equal(fs_seed_to_key("passes", c.key), FS_OK);
+    return c;
+}
+
+/* ------------------------------------------------------------- tests */
+
+/* The same bytes as in memory, and the passes really ran (the input's
+ * position was still at its start when the output was opened). */
+static void same_bytes(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    static const struct {
+        unsigned char d;
+        int unterminated;
+        uint64_t header;
+        unsigned threads;
+        size_t prefix;
+    } cases[] = {
+        {'\n', 0, 0, 1, 0},  {'\n', 1, 0, 2, 0}, {'\n', 0, 3, 1, 5},
+        {'\0', 1, 1, 2, 0},  {'\n', 0, 0, 3, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t len;
+        unsigned char *text = make_text(20000, 240, 1, cases[k].d,
+                                        cases[k].unterminated, &len);
+        fs_lines_config c = base();
+        c.delim = cases[k].d;
+        c.header = cases[k].header;
+        c.threads = cases[k].threads;
+        /* the reference reads a terminated text */
+        unsigned char *full = malloc(len + 1);
+        memcpy(full, text, len);
+        size_t fl = len;
+        if (cases[k].unterminated)
+            full[fl++] = cases[k].d;
+        size_t rn, on;
+        unsigned char *ref = reference(full, fl, c, &rn), *out;
+        job j = {-1, -1, -1, NULL, 0};
+        fs_lines_result res;
+        assert_int_equal(from_file(text, len, cases[k].prefix, c, &j, &out,
+                                   &on, &res),
+                         FS_OK);
+        assert_int_equal(j.at_open, (off_t)cases[k].prefix); /* passes */
+        assert_int_equal(on, rn);
+        assert_memory_equal(out, ref, rn);
+        assert_int_equal(res.lines, 20000 - cases[k].header);
+        assert_int_equal(res.written, 20000 - cases[k].header);
+        assert_int_equal(res.spilled, 0);
+        /* the position is left at the end, as a read leaves it */
+        assert_int_equal(lseek(j.in, 0, SEEK_CUR),
+                         (off_t)(cases[k].prefix + len));
+        close(j.in);
+        close(j.out);
+        free(text), free(full), free(ref), free(out);
+    }
+}
+
+/* -n K with K >= 2^20 (below, the top-K path streams): the head of the
+ * same order, cut inside the first window. */
+static void head_of_order(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    size_t len;
+    unsigned char *text = make_text(1100000, 130, 0, '\n', 0, &len);
+    fs_lines_config c = base();
+    c.head = (1u << 20) + 17;
+    size_t rn, on;
+    unsigned char *ref = reference(text, len, c, &rn), *out;
+    job j = {-1, -1, -1, NULL, 0};
+    fs_lines_result res;
+    assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res), FS_OK);
+    assert_int_equal(j.at_open, 0);
+    assert_int_equal(on, rn);
+    assert_memory_equal(out, ref, rn);
+    assert_int_equal(res.written, c.head);
+    close(j.in), close(j.out);
+    free(text), free(ref), free(out);
+}
+
+static void shrink(job *j)
+{
+    off_t end = lseek(j->in, 0, SEEK_END);
+    assert_int_equal(ftruncate(j->in, end - 10), 0);
+}
+
+static void move_a_line_end(job *j)
+{
+    /* "0:aaa\n1:..." -> the first delimiter one byte later */
+    static unsigned char b[1 << 20];
+    assert_int_equal(pread(j->in, b, sizeof b, 0), (ssize_t)sizeof b);
+    unsigned char *nl = memchr(b, '\n', sizeof b);
+    assert_non_null(nl);
+    nl[0] = nl[1];
+    nl[1] = '\n';
+    assert_int_equal(pwrite(j->in, b, sizeof b, 0), (ssize_t)sizeof b);
+}
+
+static void grow(job *j)
+{
+    off_t end = lseek(j->in, 0, SEEK_END);
+    assert_int_equal(pwrite(j->in, "more\nlines\n", 11, end), 11);
+}
+
+/* Between the reads: a file that shrinks or whose lines move fails with
+ * FS_LINES_INPUT_CHANGED; what is appended is not read. */
+static void changed_between_reads(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    void (*how[])(job *) = {shrink, move_a_line_end, grow};
+    for (int k = 0; k < 3; k++) {
+        size_t len, rn, on;
+        unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
+        fs_lines_config c = base();
+        unsigned char *ref = reference(text, len, c, &rn);
+        job j = {-1, -1, -1, how[k], 0};
+        fs_lines_result res;
+        int rc = from_file(text, len, 0, c, &j, &out, &on, &res);
+        assert_true(j.meddled);
+        if (how[k] == grow) {
+            assert_int_equal(rc, FS_OK);
+            assert_int_equal(on, rn);
+            assert_memory_equal(out, ref, rn);
+        } else {
+            assert_int_equal(rc, FS_EIO);
+            assert_int_equal(res.where, FS_LINES_INPUT_CHANGED);
+        }
+        close(j.in), close(j.out);
+        free(text), free(ref), free(out);
+    }
+}
+
+/* Output appended to the input file itself (`fairshuf lines f >> f`): read
+ * once, the usual way: the file ends up as the text then its shuffle. */
+static void output_into_input(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    size_t len, rn, on;
+    unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
+    fs_lines_config c = base();
+    unsigned char *ref = reference(text, len, c, &rn);
+    job j = {-1, -1, -1, NULL, 0};
+    j.in = memfd_create("in", 0);
+    assert_int_equal(write(j.in, text, len), (ssize_t)len);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", j.in);
+    j.out = open(path, O_WRONLY | O_APPEND);
+    assert_true(j.out >= 0);
+    assert_int_equal(lseek(j.in, 0, SEEK_SET), 0);
+    c.open_output = open_out;
+    c.output_arg = &j;
+    fs_lines_result res;
+    assert_int_equal(fs_lines_shuffle(j.in, &c, &res), FS_OK);
+    out = slurp(j.in, 0, &on);
+    assert_int_equal(on, len + rn);
+    assert_memory_equal(out, text, len);
+    assert_memory_equal(out + len, ref, rn);
+    close(j.in), close(j.out);
+    free(text), free(ref), free(out);
+}
+
+/* Short lines, or a budget a window does not fit: the usual path (the
+ * input was read to its end before the output was opened). */
+static void usual_path_kept(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    for (int k = 0; k < 2; k++) {
+        size_t len, rn, on;
+        unsigned char *text = make_text(30000, k == 0 ? 40 : 200, 0, '\n', 0,
+                                        &len),
+                      *out;
+        fs_lines_config c = base();
+        if (k == 1)
+            c.memory = len; /* a window is half the text: needs more */
+        unsigned char *ref = reference(text, len, c, &rn);
+        job j = {-1, -1, -1, NULL, 0};
+        fs_lines_result res;
+        assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res),
+                         FS_OK);
+        assert_int_equal(j.at_open, (off_t)len);
+        assert_int_equal(on, rn);
+        assert_memory_equal(out, ref, rn);
+        close(j.in), close(j.out);
+        free(text), free(ref), free(out);
+    }
+    /* and below the threshold nothing changes either */
+    fs__passes_min = (size_t)256 << 20;
+    size_t len, rn, on;
+    unsigned char *text = make_text(3000, 200, 1, '\n', 0, &len), *out;
+    fs_lines_config c = base();
+    unsigned char *ref = reference(text, len, c, &rn);
+    job j = {-1, -1, -1, NULL, 0};
+    fs_lines_result res;
+    assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res), FS_OK);
+    assert_int_equal(j.at_open, (off_t)len);
+    close(j.in), close(j.out);
+    free(text), free(ref), free(out);
+}
+
+/* Lines of one window long (6000 bytes), of the other short (40): the
+ * plan, from the first MiB, expects two halves of about 20 MB (35 MB in
+ * all with its slack) and the budget is 37 MB.  With the long lines in the
+ * second window, the first read finds it too large (53 MB with the rest);
+ * in the first, the arena outgrows the budget while the first read keeps
+ * them.  Either way the file is then read the usual way (here: on disk),
+ * before any output. */
+static void window_over_budget(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    for (unsigned big = 0; big < 2; big++) {
+        fs_lines_config c = base();
+        size_t cap = 48 << 20, len = 0;
+        unsigned char *text = malloc(cap);
+        for (uint64_t i = 0; i < 13000; i++) {
+            size_t l = fs_lines_key(c.key, i, 0) >> 63 == big ? 6000 : 40;
+            len += (size_t)sprintf((char *)text + len, "%llu:",
+                                   (unsigned long long)i);
+            memset(text + len, 'x', l);
+            len += l;
+            text[len++] = '\n';
+        }
+        c.memory = (size_t)(37u << 20) / 3 * 4;
+        size_t rn, on;
+        unsigned char *ref = reference(text, len, c, &rn), *out;
+        job j = {-1, -1, -1, NULL, 0};
+        fs_lines_result res;
+        assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res),
+                         FS_OK);
+        assert_int_equal(j.at_open, (off_t)len); /* read once */
+        assert_true(res.spilled > 0);
+        assert_int_equal(on, rn);
+        assert_memory_equal(out, ref, rn);
+        close(j.in), close(j.out);
+        free(text), free(ref), free(out);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_bytes),
+        cmocka_unit_test(head_of_order),
+        cmocka_unit_test(changed_between_reads),
+        cmocka_unit_test(output_into_input),
+        cmocka_unit_test(usual_path_kept),
+        cmocka_unit_test(window_over_budget),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
