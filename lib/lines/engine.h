@@ -102,7 +102,6 @@ typedef struct fs__passes_plan_t {
     off_t start;
     uint64_t size;
     unsigned sub_bits;
-    size_t reserve;
 } fs__passes_plan_t;
 #define FS__PASSES_DECLINED 1
 extern size_t fs__passes_min; /* 256 MiB; tests lower it */

@@ -19,8 +19,14 @@
  * a file that shrank or whose lines moved fails with FS_EIO at
  * FS_LINES_INPUT_CHANGED.  Output that is the input file itself (`>>`)
  * makes the caller read it once instead (FS__PASSES_DECLINED, before any
- * output). */
+ * output).
+ *
+ * With two threads or more a read runs in two lanes (lanes.h, as the
+ * spill intake does).  Each lane has its own sub-bucket chains (a sub-bucket is
+ * sorted, so the order of its records does not matter) and takes its
+ * blocks from the one arena, reserved at the budget, by an atomic add. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,6 +34,7 @@
 
 #include "engine.h"
 #include "io.h"
+#include "lanes.h"
 
 #define WIN_BITS 1
 #define NWIN (1u << WIN_BITS)
@@ -39,6 +46,8 @@
 #define SAMPLE ((size_t)1 << 20)       /* what the plan looks at */
 #define MIN_LINE 64                    /* shorter average lines: in memory */
 #define LONG_LINE 0xffff               /* a length not noted */
+#define SPLIT_MIN ((size_t)256 << 10)  /* smaller chunks: one lane */
+#define CHANGED (-1000)                /* a lane's "the file changed" */
 
 size_t fs__passes_min = (size_t)256 << 20;
 
@@ -48,6 +57,27 @@ typedef struct sub {
     uint32_t used;       /* bytes of records in the tail block */
 } sub;
 
+struct passes;
+
+/* A lane of a read: the lines it takes go to its own chains. */
+typedef struct lane {
+    struct passes *P;
+    fs__intake in;   /* line numbers and keys (the first lane: the header) */
+    sub *subs;       /* 2^sub_bits chains of the window being kept */
+    uint64_t *hist;  /* bytes of every (window, sub-bucket), first read */
+    uint64_t *hrecs; /* records of the same */
+    size_t seen;     /* the next line's number, header included */
+} lane;
+
+/* The second lane: its lines follow `before` lines from next and seen. */
+typedef struct helper {
+    lane ln;
+    fs__lanes lanes;
+    unsigned win;
+    uint64_t next; /* the first lane's, at the chunk's start */
+    size_t seen;
+} helper;
+
 typedef struct passes {
     int fd;
     fs__writer *w;
@@ -55,19 +85,18 @@ typedef struct passes {
     off_t start;
     uint64_t size;         /* bytes every pass reads */
     unsigned sub_bits;     /* sub-buckets of a window: 2^sub_bits */
-    size_t limit;          /* what the arena may take */
-    unsigned char *arena;  /* anonymous mapping, reserved and grown */
-    size_t acap, aused;
-    sub *subs;             /* of the window being kept */
-    uint64_t *hist;        /* bytes of every (window, sub-bucket) */
-    uint64_t *hrecs;       /* records of every (window, sub-bucket) */
-    int counting;          /* pass 0: hist, hrecs and lens are made */
+    size_t limit;          /* the budget */
+    unsigned char *arena;  /* anonymous mapping of acap bytes, reserved */
+    size_t acap;
+    _Atomic size_t aused;
+    int counting;          /* the first read: hist, hrecs and lens made */
     uint16_t *lens;        /* every line's length (LONG_LINE: look) */
-    size_t nlens, lcap, seen;
-    uint64_t lines;        /* shuffled lines, as pass 0 counted them */
-    unsigned char *buf;    /* CHUNK + carry + 1 */
+    size_t nlens, lcap;
+    uint64_t lines;        /* shuffled lines, as the first read counted */
+    unsigned char *buf;    /* what a pread fills: cap bytes */
     size_t cap;
-    fs__intake in;
+    lane ln;               /* the first lane */
+    helper h;              /* the second, when running */
 } passes;
 
 /* Memory of a run: the largest window's records (win bytes, with a
@@ -80,7 +109,6 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
     return win + ((uint64_t)BLK << sb) + 2 * lines + big +
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
 }
-
 /* Whether fd is a regular file worth reading twice: at least
  * fs__passes_min bytes from its position, lines of MIN_LINE bytes or more
  * on average in its first MiB, and a window's records within limit. */
@@ -121,7 +149,6 @@ int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
     pl->start = start;
     pl->size = size;
     pl->sub_bits = sb;
-    pl->reserve = (size_t)(win + win / 4 + ((uint64_t)BLK << sb));
     return 1;
 }
 
@@ -139,28 +166,20 @@ static int changed(passes *P)
     return FS_EIO;
 }
 
-/* n more bytes of arena, 16-aligned; their offset in *off. */
+/* n more bytes of arena (16-aligned), from either lane; *off: where. */
 static int arena_take(passes *P, size_t n, uint64_t *off)
 {
     n = (n + 15) & ~(size_t)15;
-    if (P->acap - P->aused < n) {
-        size_t ncap = P->acap * 2 < P->limit ? P->acap * 2 : P->limit;
-        if (ncap < P->aused + n)
-            return FS_ENOMEM;
-        void *na = mremap(P->arena, P->acap, ncap, MREMAP_MAYMOVE);
-        if (na == MAP_FAILED)
-            return FS_ENOMEM;
-        P->arena = na;
-        P->acap = ncap;
-    }
-    *off = P->aused;
-    P->aused += n;
+    size_t at = atomic_fetch_add_explicit(&P->aused, n, memory_order_relaxed);
+    if (at > P->acap || P->acap - at < n)
+        return FS_ENOMEM; /* past the budget: every later take fails too */
+    *off = at;
     return FS_OK;
 }
 
-/* Appends the record [key][idx][line] to sub-bucket s.  A block's bytes
- * used are kept in s while it is the tail, and written to its header when
- * it is closed (or by close_tails, before the window is emitted). */
+/* Appends the record [key][idx][line] to chain s.  A block's bytes used
+ * are kept in s while it is the tail, and written to its header when it
+ * is closed (or by close_tails, before the window is emitted). */
 static int keep(passes *P, sub *s, uint64_t key, uint64_t idx,
                 const unsigned char *line, size_t l)
 {
@@ -191,19 +210,14 @@ static int keep(passes *P, sub *s, uint64_t key, uint64_t idx,
     return FS_OK;
 }
 
-/* Writes the tail blocks' bytes used to their headers. */
-static void close_tails(passes *P)
+/* Room for the lengths of up to `more` more lines after line `from`. */
+static int lens_room(passes *P, size_t from, size_t more)
 {
-    size_t n = (size_t)1 << P->sub_bits;
-    for (size_t s = 0; s < n; s++)
-        if (P->subs[s].recs > 0)
-            memcpy(P->arena + P->subs[s].tail + 8, &P->subs[s].used, 4);
-}
-
-/* Room for more line lengths (half as many again). */
-static int grow_lens(passes *P)
-{
-    size_t cap = P->lcap + P->lcap / 2 + 1024;
+    if (P->lcap - from >= more)
+        return FS_OK;
+    size_t cap = P->lcap + P->lcap / 2;
+    if (cap < from + more)
+        cap = from + more;
     uint16_t *nl = realloc(P->lens, cap * sizeof *nl);
     if (nl == NULL)
         return FS_ENOMEM;
@@ -212,43 +226,42 @@ static int grow_lens(passes *P)
     return FS_OK;
 }
 
-/* Takes the complete lines of p[0..end) for window win; pass 0 also
- * counts every window's sub-buckets. */
-static int take(passes *P, unsigned win, const unsigned char *p,
+/* Takes the complete lines of p[0..end) for window win into lane L; the
+ * first read also counts every window's sub-buckets and notes each line's
+ * length (the room for them is made before: at most a line a byte). */
+static int take(lane *L, unsigned win, const unsigned char *p,
                 const unsigned char *end)
 {
+    passes *P = L->P;
     unsigned char d = P->c->delim;
     unsigned sb = P->sub_bits, all = WIN_BITS + sb;
     while (p < end) {
         size_t l;
-        if (P->counting) { /* pass 0 finds the lines and notes their lengths */
+        if (P->counting) { /* the first read finds the lines */
             l = (size_t)(fs__delim(p, end, d) - p) + 1;
-            if (P->nlens == P->lcap && grow_lens(P) != FS_OK)
-                return FS_ENOMEM;
-            P->lens[P->nlens++] = l < LONG_LINE ? (uint16_t)l : LONG_LINE;
-            P->seen++;
-        } else { /* the later passes walk them, checking each delimiter */
-            if (P->seen == P->nlens)
-                return changed(P);
-            l = P->lens[P->seen++];
+            P->lens[L->seen++] = l < LONG_LINE ? (uint16_t)l : LONG_LINE;
+        } else { /* the later ones walk them, checking each delimiter */
+            if (L->seen >= P->nlens)
+                return CHANGED;
+            l = P->lens[L->seen++];
             if (l == LONG_LINE)
                 l = (size_t)(fs__delim(p, end, d) - p) + 1;
             if (l > (size_t)(end - p) || p[l - 1] != d)
-                return changed(P);
+                return CHANGED;
         }
         uint64_t key, idx;
-        int rc = fs__intake_line(&P->in, p, l, &key, &idx);
+        int rc = fs__intake_line(&L->in, p, l, &key, &idx);
         if (rc < 0)
             return rc;
         if (rc == 0) {
             if (P->counting) {
                 size_t h = (size_t)(key >> (64 - all));
-                P->hist[h] += FS__REC_HDR + l;
-                P->hrecs[h]++;
+                L->hist[h] += FS__REC_HDR + l;
+                L->hrecs[h]++;
             }
             if ((key >> (64 - WIN_BITS)) == win) {
                 size_t s = sb ? (size_t)((key << WIN_BITS) >> (64 - sb)) : 0;
-                if ((rc = keep(P, &P->subs[s], key, idx, p, l)) != FS_OK)
+                if ((rc = keep(P, &L->subs[s], key, idx, p, l)) != FS_OK)
                     return rc;
             }
         }
@@ -257,17 +270,61 @@ static int take(passes *P, unsigned win, const unsigned char *p,
     return FS_OK;
 }
 
-/* One pass: reads the file and keeps window win's records. */
+static int helper_take(void *arg, uint64_t before, const unsigned char *p,
+                       const unsigned char *end)
+{
+    helper *h = arg;
+    h->ln.in.next = h->next + before;
+    h->ln.in.kpos = h->ln.in.kend = 0;
+    h->ln.seen = h->seen + (size_t)before;
+    return take(&h->ln, h->win, p, end);
+}
+
+/* Takes the complete lines of buf[0..used): in two lanes when the helper
+ * runs, the header is behind and the chunk is large enough. */
+static int feed(passes *P, unsigned win, const unsigned char *buf,
+                size_t used)
+{
+    lane *L = &P->ln;
+    helper *h = &P->h;
+    const unsigned char *end = buf + used,
+                        *mid = L->in.header_left == 0
+                                   ? fs__lanes_cut(&h->lanes, buf, used,
+                                                   SPLIT_MIN)
+                                   : NULL;
+    if (mid == NULL)
+        return take(L, win, buf, end);
+    h->win = win;
+    h->next = L->in.next;
+    h->seen = L->seen;
+    fs__lanes_give(&h->lanes, buf, mid, end);
+    int rc = take(L, win, buf, mid);
+    int hrc = fs__lanes_wait(&h->lanes);
+    if (rc == FS_OK)
+        rc = hrc;
+    L->in.next = h->ln.in.next; /* the helper's lines came after ours */
+    L->in.kpos = L->in.kend = 0;
+    L->seen = h->ln.seen;
+    return rc;
+}
+
+static void lane_reset(passes *P, lane *L)
+{
+    memset(L->subs, 0, sizeof *L->subs << P->sub_bits);
+    L->in.next = 0;
+    L->in.kpos = L->in.kend = 0;
+    L->seen = 0;
+}
+
+/* One read of the file: keeps window win's records. */
 static int pass(passes *P, unsigned win)
 {
     const fs_lines_config *c = P->c;
-    P->aused = 0;
-    memset(P->subs, 0, sizeof *P->subs << P->sub_bits);
-    P->in.next = 0;
-    P->in.header_left = c->header;
-    P->in.hdr_len = 0;
-    P->in.kpos = P->in.kend = 0;
-    P->seen = 0;
+    atomic_store_explicit(&P->aused, 0, memory_order_relaxed);
+    lane_reset(P, &P->ln);
+    lane_reset(P, &P->h.ln);
+    P->ln.in.header_left = c->header;
+    P->ln.in.hdr_len = 0;
     uint64_t pos = 0;
     size_t len = 0;
     while (pos < P->size) {
@@ -291,7 +348,11 @@ static int pass(passes *P, unsigned win)
             P->buf[len++] = c->delim; /* a last line without delimiter */
         const unsigned char *e = memrchr(P->buf, c->delim, len);
         size_t used = e ? (size_t)(e - P->buf) + 1 : 0;
-        int rc = take(P, win, P->buf, P->buf + used);
+        if (P->counting && lens_room(P, P->ln.seen, used) != FS_OK)
+            return FS_ENOMEM;
+        int rc = feed(P, win, P->buf, used);
+        if (rc == CHANGED)
+            return changed(P);
         if (rc != FS_OK)
             return rc;
         memmove(P->buf, P->buf + used, len - used);
@@ -299,19 +360,51 @@ static int pass(passes *P, unsigned win)
         if (win == 0 && c->progress)
             c->progress(c->progress_arg, FS_LINES_READING, pos, 0);
     }
+    if (P->counting)
+        P->nlens = P->ln.seen;
     return FS_OK;
 }
 
-/* Whether window win holds what pass 0 counted in it (a file read again
- * must give the same lines). */
+/* Writes the tail blocks' bytes used to their headers. */
+static void close_tails(passes *P, lane *L)
+{
+    size_t n = (size_t)1 << P->sub_bits;
+    for (size_t s = 0; s < n; s++)
+        if (L->subs[s].recs > 0)
+            memcpy(P->arena + L->subs[s].tail + 8, &L->subs[s].used, 4);
+}
+
+/* Whether window win holds what the first read counted in it (a file
+ * read again must give the same lines). */
 static int as_counted(const passes *P, unsigned win)
 {
     size_t n = (size_t)1 << P->sub_bits;
     for (size_t s = 0; s < n; s++)
-        if (P->subs[s].bytes != P->hist[win * n + s] ||
-            P->subs[s].recs != P->hrecs[win * n + s])
+        if (P->ln.subs[s].bytes + P->h.ln.subs[s].bytes !=
+                P->ln.hist[win * n + s] ||
+            P->ln.subs[s].recs + P->h.ln.subs[s].recs !=
+                P->ln.hrecs[win * n + s])
             return 0;
-    return P->in.next == P->lines && P->seen == P->nlens;
+    return P->ln.in.next == P->lines && P->ln.seen == P->nlens;
+}
+
+/* Appends chain b's records to scr (from len); returns the new length. */
+static size_t copy_chain(const passes *P, const sub *b, unsigned char *scr,
+                         size_t len)
+{
+    if (b->recs == 0)
+        return len;
+    for (uint64_t off = b->head;;) {
+        uint64_t next;
+        uint32_t used;
+        memcpy(&next, P->arena + off, 8);
+        memcpy(&used, P->arena + off + 8, 4);
+        memcpy(scr + len, P->arena + off + BLK_HDR, used);
+        len += used;
+        if (off == b->tail)
+            return len;
+        off = next;
+    }
 }
 
 /* Sorts and writes window win's sub-buckets in key order. */
@@ -319,26 +412,15 @@ static int emit(passes *P, unsigned char **scr, size_t *scap)
 {
     size_t n = (size_t)1 << P->sub_bits;
     for (size_t s = 0; s < n && P->w->left > 0; s++) {
-        const sub *b = &P->subs[s];
-        if (b->recs == 0)
+        const sub *a = &P->ln.subs[s], *b = &P->h.ln.subs[s];
+        if (a->recs + b->recs == 0)
             continue;
-        int rc = fs__reserve(scr, scap, (size_t)b->bytes);
+        int rc = fs__reserve(scr, scap, (size_t)(a->bytes + b->bytes));
         if (rc != FS_OK)
             return rc;
-        size_t len = 0;
-        for (uint64_t off = b->head;;) {
-            uint64_t next;
-            uint32_t used;
-            memcpy(&next, P->arena + off, 8);
-            memcpy(&used, P->arena + off + 8, 4);
-            memcpy(*scr + len, P->arena + off + BLK_HDR, used);
-            len += used;
-            if (off == b->tail)
-                break;
-            off = next;
-        }
-        rc = fs__sort_emit(*scr, len, b->recs, 1, 0, WIN_BITS + P->sub_bits,
-                           NULL, P->w);
+        size_t len = copy_chain(P, b, *scr, copy_chain(P, a, *scr, 0));
+        rc = fs__sort_emit(*scr, len, a->recs + b->recs, 1, 0,
+                           WIN_BITS + P->sub_bits, NULL, P->w);
         if (rc != FS_OK)
             return rc;
     }
@@ -353,9 +435,33 @@ static int output_is_input(const passes *P)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int run(passes *P)
+/* After the first read: the counts of both lanes in the first's; then
+ * whether the largest window fits the budget (and every sub-bucket 32-bit
+ * offsets): if not, the file is read the usual way instead. */
+static int windows_fit(passes *P)
 {
     size_t nsub = (size_t)1 << P->sub_bits;
+    for (size_t h = 0; h < NWIN * nsub; h++) {
+        P->ln.hist[h] += P->h.ln.hist[h];
+        P->ln.hrecs[h] += P->h.ln.hrecs[h];
+    }
+    uint64_t most = 0, big = 0, recs = 0;
+    for (unsigned v = 0; v < NWIN; v++) {
+        uint64_t t = 0;
+        for (size_t s = 0; s < nsub; s++) {
+            uint64_t b = P->ln.hist[v * nsub + s];
+            t += b;
+            if (b > big)
+                big = b, recs = P->ln.hrecs[v * nsub + s];
+        }
+        most = t > most ? t : most;
+    }
+    return big < 0xfff00000u &&
+           footprint(most, P->sub_bits, P->lines, big, recs) <= P->limit;
+}
+
+static int run(passes *P)
+{
     unsigned char *scr = NULL;
     size_t scap = 0;
     int rc = FS_OK;
@@ -364,38 +470,30 @@ static int run(passes *P)
         P->counting = win == 0;
         if ((rc = pass(P, win)) != FS_OK) {
             if (win == 0 && rc == FS_ENOMEM) /* nothing written yet */
-                return FS__PASSES_DECLINED;
+                rc = FS__PASSES_DECLINED;
             break;
         }
         if (win == 0) {
-            P->lines = P->in.next;
-            /* a window too large for the budget, or a sub-bucket past
-             * 32-bit offsets: the file is read the usual way instead */
-            uint64_t most = 0, big = 0, recs = 0;
-            for (unsigned v = 0; v < NWIN; v++) {
-                uint64_t t = 0;
-                for (size_t s = 0; s < nsub; s++) {
-                    uint64_t b = P->hist[v * nsub + s];
-                    t += b;
-                    if (b > big)
-                        big = b, recs = P->hrecs[v * nsub + s];
-                }
-                most = t > most ? t : most;
+            P->lines = P->ln.in.next;
+            if (!windows_fit(P)) {
+                rc = FS__PASSES_DECLINED;
+                break;
             }
-            if (big >= 0xfff00000u ||
-                footprint(most, P->sub_bits, P->lines, big, recs) > P->limit)
-                return FS__PASSES_DECLINED;
             if ((rc = fs__writer_open(P->w)) != FS_OK)
                 break;
-            if (output_is_input(P))
-                return FS__PASSES_DECLINED;
+            if (output_is_input(P)) {
+                rc = FS__PASSES_DECLINED;
+                break;
+            }
             P->w->res->lines = P->lines;
             P->w->total = P->w->left < P->lines ? P->w->left : P->lines;
-            if (P->in.hdr_len &&
-                (rc = fs__writer_put(P->w, P->in.hdr, P->in.hdr_len)) != FS_OK)
+            if (P->ln.in.hdr_len &&
+                (rc = fs__writer_put(P->w, P->ln.in.hdr, P->ln.in.hdr_len)) !=
+                    FS_OK)
                 break;
         }
-        close_tails(P);
+        close_tails(P, &P->ln);
+        close_tails(P, &P->h.ln);
         if (!as_counted(P, win)) {
             rc = changed(P);
             break;
@@ -406,41 +504,63 @@ static int run(passes *P)
     return rc;
 }
 
+static int lane_init(passes *P, lane *L)
+{
+    size_t nsub = (size_t)1 << P->sub_bits;
+    L->P = P;
+    L->in.key = P->c->key;
+    L->subs = malloc(nsub * sizeof *L->subs);
+    L->hist = calloc(NWIN * nsub, sizeof *L->hist);
+    L->hrecs = calloc(NWIN * nsub, sizeof *L->hrecs);
+    return L->subs && L->hist && L->hrecs ? FS_OK : FS_ENOMEM;
+}
+
+static void lane_free(lane *L)
+{
+    free(L->subs);
+    free(L->hist);
+    free(L->hrecs);
+    free(L->in.hdr);
+}
+
 int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
                    fs__writer *w)
 {
-    passes P;
-    memset(&P, 0, sizeof P);
-    P.fd = fd;
-    P.w = w;
-    P.c = w->c;
-    P.start = pl->start;
-    P.size = pl->size;
-    P.sub_bits = pl->sub_bits;
-    P.limit = limit;
-    P.in.key = w->c->key;
-    size_t nsub = (size_t)1 << P.sub_bits;
-    P.acap = pl->reserve;
-    P.arena = mmap(NULL, P.acap, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    P.subs = malloc(nsub * sizeof *P.subs);
-    P.hist = calloc(NWIN * nsub, sizeof *P.hist);
-    P.hrecs = calloc(NWIN * nsub, sizeof *P.hrecs);
-    P.cap = CHUNK + 1;
-    P.buf = malloc(P.cap);
-    int rc = FS_ENOMEM;
-    if (P.arena != MAP_FAILED && P.subs && P.hist && P.hrecs && P.buf)
-        rc = run(&P);
-    if (P.arena != MAP_FAILED)
-        munmap(P.arena, P.acap);
-    free(P.subs);
-    free(P.hist);
-    free(P.hrecs);
-    free(P.buf);
-    free(P.lens);
-    free(P.in.hdr);
+    passes *P = calloc(1, sizeof *P);
+    if (P == NULL)
+        return FS__PASSES_DECLINED;
+    P->fd = fd;
+    P->w = w;
+    P->c = w->c;
+    P->start = pl->start;
+    P->size = pl->size;
+    P->sub_bits = pl->sub_bits;
+    P->limit = limit;
+    /* reserved, not used: pages are taken as records arrive, and the
+     * reservation never moves while two lanes write into it */
+    P->acap = limit;
+    P->arena = mmap(NULL, P->acap, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    P->cap = CHUNK + 1;
+    P->buf = malloc(P->cap);
+    /* what cannot be set up is declined: nothing is read or written yet */
+    int rc = FS__PASSES_DECLINED;
+    if (P->arena != MAP_FAILED && P->buf && lane_init(P, &P->ln) == FS_OK &&
+        lane_init(P, &P->h.ln) == FS_OK) {
+        if (P->c->threads >= 2) /* no thread: one lane */
+            fs__lanes_start(&P->h.lanes, helper_take, &P->h, P->c->delim);
+        rc = run(P);
+        fs__lanes_stop(&P->h.lanes);
+    }
+    if (P->arena != MAP_FAILED)
+        munmap(P->arena, P->acap);
+    lane_free(&P->ln);
+    lane_free(&P->h.ln);
+    free(P->buf);
+    free(P->lens);
     /* as a read would leave it: at the end of what was shuffled */
     if (rc == FS_OK)
-        (void)lseek(fd, P.start + (off_t)P.size, SEEK_SET);
+        (void)lseek(fd, P->start + (off_t)P->size, SEEK_SET);
+    free(P);
     return rc;
 }

@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "io.h"
+#include "lanes.h"
 
 #define NB 64
 #define NB_BITS 6
@@ -238,39 +239,20 @@ static int lane_finish(lane *ln, int rc)
     return rc;
 }
 
-/* The helper thread: takes the second part of a chunk. */
+/* The helper's lane: its lines follow `before` lines from h->first. */
 typedef struct helper {
     lane ln;
-    pthread_t tid;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int running, job, quit, rc;
-    const unsigned char *buf, *mid, *end; /* count [buf,mid), take [mid,end) */
-    uint64_t first;                       /* index of the line at buf */
+    fs__lanes lanes;
+    uint64_t first; /* index of the first shuffled line of the chunk */
 } helper;
 
-static void *helper_run(void *arg)
+static int helper_take(void *arg, uint64_t before, const unsigned char *p,
+                       const unsigned char *end)
 {
     helper *h = arg;
-    pthread_mutex_lock(&h->mu);
-    for (;;) {
-        while (!h->job && !h->quit)
-            pthread_cond_wait(&h->cv, &h->mu);
-        if (!h->job)
-            break;
-        pthread_mutex_unlock(&h->mu);
-        uint64_t before = fs_lines_count(h->buf, (size_t)(h->mid - h->buf),
-                                         h->ln.sp->c->delim);
-        h->ln.own.next = h->first + before;
-        h->ln.own.kpos = h->ln.own.kend = 0;
-        int rc = lane_feed(&h->ln, h->mid, h->end);
-        pthread_mutex_lock(&h->mu);
-        h->rc = rc;
-        h->job = 0;
-        pthread_cond_broadcast(&h->cv);
-    }
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
+    h->ln.own.next = h->first + before;
+    h->ln.own.kpos = h->ln.own.kend = 0;
+    return lane_feed(&h->ln, p, end);
 }
 
 /* Feeds the complete lines of buf[0..len); *used: how many bytes. */
@@ -285,45 +267,20 @@ static int feed(lane *main_ln, helper *h, const unsigned char *buf,
     end++;
     *used = (size_t)(end - buf);
     fs__intake *in = main_ln->in;
-    const unsigned char *mid = NULL;
-    if (h->running && in->header_left == 0 && *used >= SPLIT_MIN)
-        mid = memchr(buf + *used / 20 * 11, d,
-                     (size_t)(end - (buf + *used / 20 * 11)));
-    if (mid == NULL || mid + 1 == end)
+    const unsigned char *mid =
+        in->header_left == 0 ? fs__lanes_cut(&h->lanes, buf, *used, SPLIT_MIN)
+                             : NULL;
+    if (mid == NULL)
         return lane_feed(main_ln, buf, end);
-    mid++;
-    pthread_mutex_lock(&h->mu);
-    h->buf = buf;
-    h->mid = mid;
-    h->end = end;
     h->first = in->next;
-    h->job = 1;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
+    fs__lanes_give(&h->lanes, buf, mid, end);
     int rc = lane_feed(main_ln, buf, mid);
-    pthread_mutex_lock(&h->mu);
-    while (h->job)
-        pthread_cond_wait(&h->cv, &h->mu);
-    pthread_mutex_unlock(&h->mu);
+    int hrc = fs__lanes_wait(&h->lanes);
     if (rc == FS_OK)
-        rc = h->rc;
+        rc = hrc;
     in->next = h->ln.own.next; /* the helper's lines came after ours */
     in->kpos = in->kend = 0;
     return rc;
-}
-
-static void helper_stop(helper *h)
-{
-    if (!h->running)
-        return;
-    pthread_mutex_lock(&h->mu);
-    h->quit = 1;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->tid, NULL);
-    pthread_cond_destroy(&h->cv);
-    pthread_mutex_destroy(&h->mu);
-    h->running = 0;
 }
 
 /* ------------------------------------------------------------ the plan
@@ -701,14 +658,8 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         h->ln.in = &h->ln.own;
         h->ln.own.key = c->key;
         h->ln.fine = calloc((size_t)NB << FINE_BITS, sizeof *fine);
-        pthread_mutex_init(&h->mu, NULL);
-        pthread_cond_init(&h->cv, NULL);
-        if (h->ln.fine && pthread_create(&h->tid, NULL, helper_run, h) == 0)
-            h->running = 1;
-        else {
-            pthread_cond_destroy(&h->cv);
-            pthread_mutex_destroy(&h->mu);
-        }
+        if (h->ln.fine)
+            fs__lanes_start(&h->lanes, helper_take, h, c->delim);
     }
     size_t used;
     /* What was read before the budget ran out, then a smaller buffer. */
@@ -763,7 +714,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         }
     }
     free(buf);
-    helper_stop(h);
+    fs__lanes_stop(&h->lanes);
     rc = lane_finish(ln, rc);
     rc = lane_finish(&h->ln, rc);
     if (h->ln.fine)
