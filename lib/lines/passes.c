@@ -460,6 +460,14 @@ static int windows_fit(passes *P)
            footprint(most, P->sub_bits, P->lines, big, recs) <= P->limit;
 }
 
+/* The second lane's thread, with two threads or more (no thread: one
+ * lane). */
+static void lanes_start(passes *P)
+{
+    if (P->c->threads >= 2)
+        fs__lanes_start(&P->h.lanes, helper_take, &P->h, P->c->delim);
+}
+
 static int run(passes *P)
 {
     unsigned char *scr = NULL;
@@ -479,8 +487,12 @@ static int run(passes *P)
                 rc = FS__PASSES_DECLINED;
                 break;
             }
+            /* no thread of ours runs while open_output does (it may end
+             * the process): the helper is stopped, and started again */
+            fs__lanes_stop(&P->h.lanes);
             if ((rc = fs__writer_open(P->w)) != FS_OK)
                 break;
+            lanes_start(P);
             if (output_is_input(P)) {
                 rc = FS__PASSES_DECLINED;
                 break;
@@ -547,8 +559,7 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     int rc = FS__PASSES_DECLINED;
     if (P->arena != MAP_FAILED && P->buf && lane_init(P, &P->ln) == FS_OK &&
         lane_init(P, &P->h.ln) == FS_OK) {
-        if (P->c->threads >= 2) /* no thread: one lane */
-            fs__lanes_start(&P->h.lanes, helper_take, &P->h, P->c->delim);
+        lanes_start(P);
         rc = run(P);
         fs__lanes_stop(&P->h.lanes);
     }

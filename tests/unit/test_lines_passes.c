@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "fairshuf/lines.h"
 
@@ -29,12 +30,26 @@ typedef struct job {
     off_t at_open;    /* the input's position when the output was opened */
     void (*meddle)(struct job *); /* called at the first progress report */
     int meddled;
+    int threads_at_open; /* open_output may end the process: ours only */
 } job;
+
+/* Threads of this process now (/proc/self/task). */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
 
 static int open_out(void *arg)
 {
     job *j = arg;
     j->at_open = lseek(j->in, 0, SEEK_CUR);
+    j->threads_at_open = threads_now();
     return j->out;
 }
 
@@ -65,7 +80,7 @@ static unsigned char *slurp(int fd, off_t from, size_t *n)
 static unsigned char *reference(const unsigned char *text, size_t len,
                                 fs_lines_config c, size_t *n)
 {
-    job j = {-1, memfd_create("ref", 0), 0, NULL, 0};
+    job j = {-1, memfd_create("ref", 0), 0, NULL, 0, 0};
     assert_true(j.out >= 0);
     c.open_output = open_out;
     c.output_arg = &j;
@@ -178,12 +193,13 @@ static void same_bytes(void **st)
             full[fl++] = cases[k].d;
         size_t rn, on;
         unsigned char *ref = reference(full, fl, c, &rn), *out;
-        job j = {-1, -1, -1, NULL, 0};
+        job j = {-1, -1, -1, NULL, 0, 0};
         fs_lines_result res;
         assert_int_equal(from_file(text, len, cases[k].prefix, c, &j, &out,
                                    &on, &res),
                          FS_OK);
         assert_int_equal(j.at_open, (off_t)cases[k].prefix); /* passes */
+        assert_int_equal(j.threads_at_open, 1);
         assert_int_equal(on, rn);
         assert_memory_equal(out, ref, rn);
         assert_int_equal(res.lines, 20000 - cases[k].header);
@@ -210,7 +226,7 @@ static void head_of_order(void **st)
     c.head = (1u << 20) + 17;
     size_t rn, on;
     unsigned char *ref = reference(text, len, c, &rn), *out;
-    job j = {-1, -1, -1, NULL, 0};
+    job j = {-1, -1, -1, NULL, 0, 0};
     fs_lines_result res;
     assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res), FS_OK);
     assert_int_equal(j.at_open, 0);
@@ -258,7 +274,7 @@ static void changed_between_reads(void **st)
         fs_lines_config c = base();
         c.threads = k < 3 ? 1 : 2;
         unsigned char *ref = reference(text, len, c, &rn);
-        job j = {-1, -1, -1, how[k % 3], 0};
+        job j = {-1, -1, -1, how[k % 3], 0, 0};
         fs_lines_result res;
         int rc = from_file(text, len, 0, c, &j, &out, &on, &res);
         assert_true(j.meddled);
@@ -275,34 +291,45 @@ static void changed_between_reads(void **st)
     }
 }
 
-/* Output appended to the input file itself (`fairshuf lines f >> f`): read
- * once, the usual way: the file ends up as the text then its shuffle. */
+/* Output into the input file itself, from its start and not truncated
+ * (`fairshuf lines f 1<> f`): the first half of the output would overwrite
+ * what the second read needs, so the file is read once, the usual way,
+ * and ends up as its shuffle (the same length).  Appended output (`>>`)
+ * lies past the size measured at the start: the two reads go on. */
 static void output_into_input(void **st)
 {
     (void)st;
     fs__passes_min = 0;
-    size_t len, rn, on;
-    unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
-    fs_lines_config c = base();
-    unsigned char *ref = reference(text, len, c, &rn);
-    job j = {-1, -1, -1, NULL, 0};
-    j.in = memfd_create("in", 0);
-    assert_int_equal(write(j.in, text, len), (ssize_t)len);
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", j.in);
-    j.out = open(path, O_WRONLY | O_APPEND);
-    assert_true(j.out >= 0);
-    assert_int_equal(lseek(j.in, 0, SEEK_SET), 0);
-    c.open_output = open_out;
-    c.output_arg = &j;
-    fs_lines_result res;
-    assert_int_equal(fs_lines_shuffle(j.in, &c, &res), FS_OK);
-    out = slurp(j.in, 0, &on);
-    assert_int_equal(on, len + rn);
-    assert_memory_equal(out, text, len);
-    assert_memory_equal(out + len, ref, rn);
-    close(j.in), close(j.out);
-    free(text), free(ref), free(out);
+    for (int append = 0; append < 2; append++) {
+        size_t len, rn, on;
+        unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
+        fs_lines_config c = base();
+        unsigned char *ref = reference(text, len, c, &rn);
+        job j = {-1, -1, -1, NULL, 0, 0};
+        j.in = memfd_create("in", 0);
+        assert_int_equal(write(j.in, text, len), (ssize_t)len);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", j.in);
+        j.out = open(path, O_WRONLY | (append ? O_APPEND : 0));
+        assert_true(j.out >= 0);
+        assert_int_equal(lseek(j.in, 0, SEEK_SET), 0);
+        c.open_output = open_out;
+        c.output_arg = &j;
+        fs_lines_result res;
+        assert_int_equal(fs_lines_shuffle(j.in, &c, &res), FS_OK);
+        /* appended: the two reads went on (the output was opened with
+         * the position still at 0, and it is left at the end) */
+        if (append)
+            assert_int_equal(j.at_open, 0);
+        assert_int_equal(lseek(j.in, 0, SEEK_CUR), (off_t)len);
+        out = slurp(j.in, 0, &on);
+        assert_int_equal(on, append ? len + rn : rn);
+        if (append)
+            assert_memory_equal(out, text, len);
+        assert_memory_equal(out + (append ? len : 0), ref, rn);
+        close(j.in), close(j.out);
+        free(text), free(ref), free(out);
+    }
 }
 
 /* Short lines, or a budget a window does not fit: the usual path (the
@@ -321,7 +348,7 @@ static void usual_path_kept(void **st)
         if (k == 1)
             c.memory = len; /* a window is half the text: needs more */
         unsigned char *ref = reference(text, len, c, &rn);
-        job j = {-1, -1, -1, NULL, 0};
+        job j = {-1, -1, -1, NULL, 0, 0};
         fs_lines_result res;
         assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res),
                          FS_OK);
@@ -359,7 +386,7 @@ static void window_over_budget(void **st)
         c.memory = (size_t)(37u << 20) / 3 * 4;
         size_t rn, on;
         unsigned char *ref = reference(text, len, c, &rn), *out;
-        job j = {-1, -1, -1, NULL, 0};
+        job j = {-1, -1, -1, NULL, 0, 0};
         fs_lines_result res;
         assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res),
                          FS_OK);
