@@ -58,10 +58,9 @@ void fs__lanes_stop(fs__lanes *l)
 }
 
 const unsigned char *fs__lanes_cut(const fs__lanes *l,
-                                   const unsigned char *buf, size_t used,
-                                   size_t min)
+                                   const unsigned char *buf, size_t used)
 {
-    if (!l->running || used < min)
+    if (!l->running || used < FS__LANES_MIN)
         return NULL;
     size_t at = used / 20 * 11;
     const unsigned char *mid = memchr(buf + at, l->delim, used - at);

@@ -31,10 +31,10 @@ void fs__lanes_start(fs__lanes *l, fs__lane_take take, void *lane,
 void fs__lanes_stop(fs__lanes *l);
 
 /* Where the helper's part of buf[0..used) (complete lines) begins, or NULL
- * when there is one lane or the chunk is smaller than min. */
+ * when there is one lane or the chunk is smaller than FS__LANES_MIN. */
+#define FS__LANES_MIN ((size_t)256 << 10)
 const unsigned char *fs__lanes_cut(const fs__lanes *l,
-                                   const unsigned char *buf, size_t used,
-                                   size_t min);
+                                   const unsigned char *buf, size_t used);
 
 /* Gives the helper [mid, end) (buf: the chunk's start, for the count); the
  * caller then takes [buf, mid) and waits: fs__lanes_wait returns the

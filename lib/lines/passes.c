@@ -46,7 +46,6 @@
 #define SAMPLE ((size_t)1 << 20)       /* what the plan looks at */
 #define MIN_LINE 64                    /* shorter average lines: in memory */
 #define LONG_LINE 0xffff               /* a length not noted */
-#define SPLIT_MIN ((size_t)256 << 10)  /* smaller chunks: one lane */
 #define CHANGED (-1000)                /* a lane's "the file changed" */
 
 size_t fs__passes_min = (size_t)256 << 20;
@@ -121,7 +120,7 @@ int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
     off_t start = lseek(fd, 0, SEEK_CUR);
     if (start < 0 || st.st_size <= start ||
         (uint64_t)(st.st_size - start) < fs__passes_min ||
-        c->header > 0xffffffffu)
+        c->header > 0xffffffffu) /* a header every read would keep whole */
         return 0;
     uint64_t size = (uint64_t)(st.st_size - start);
     unsigned char *s = malloc(SAMPLE);
@@ -289,8 +288,7 @@ static int feed(passes *P, unsigned win, const unsigned char *buf,
     helper *h = &P->h;
     const unsigned char *end = buf + used,
                         *mid = L->in.header_left == 0
-                                   ? fs__lanes_cut(&h->lanes, buf, used,
-                                                   SPLIT_MIN)
+                                   ? fs__lanes_cut(&h->lanes, buf, used)
                                    : NULL;
     if (mid == NULL)
         return take(L, win, buf, end);

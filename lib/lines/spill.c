@@ -91,7 +91,6 @@ static int temp_open(spill *sp, int *out)
 #define SHORT_LINE 16  /* lines this short are copied as 16 bytes */
 #define FINE_BITS 12 /* key bits below the top 6 counted by the intake */
 #define NCUT 64      /* block starts kept per bucket */
-#define SPLIT_MIN ((size_t)256 << 10) /* smaller chunks: one lane */
 
 typedef struct cut {
     uint64_t off, before;
@@ -268,8 +267,7 @@ static int feed(lane *main_ln, helper *h, const unsigned char *buf,
     *used = (size_t)(end - buf);
     fs__intake *in = main_ln->in;
     const unsigned char *mid =
-        in->header_left == 0 ? fs__lanes_cut(&h->lanes, buf, *used, SPLIT_MIN)
-                             : NULL;
+        in->header_left == 0 ? fs__lanes_cut(&h->lanes, buf, *used) : NULL;
     if (mid == NULL)
         return lane_feed(main_ln, buf, end);
     h->first = in->next;
