@@ -3,6 +3,7 @@
  * key (8) | global index (8) | element (size). */
 #include <stdlib.h>
 
+#include "advise.h"
 #include "fairshuf/lines.h"
 #include "internal.h"
 
@@ -22,22 +23,29 @@ int fs_mpi_key(MPI_Comm comm, uint8_t key[32])
 /* Records for other ranks, sorted by destination (counts per destination
  * in bytes; scount[me] stays 0); this rank's own elements are not copied
  * but become items of the local sort at once, in *own (*nown of them),
- * pointing at their bytes in `in`. */
+ * pointing at their bytes in `in`, grouped for fs_mpi__sort_grouped by
+ * `bits` digits of slices of Pk (group ends in oend). */
 static int pack(const unsigned char *in, size_t n, size_t size,
                 uint64_t first, const uint8_t *K, int P, int me, int local,
+                unsigned Pk, unsigned bits, size_t *oend,
                 unsigned char **send, uint64_t *scount, fs_mpi__item **own,
                 size_t *nown)
 {
-    size_t rec = 16 + size, mine = 0;
+    size_t rec = 16 + size, mine = 0, D = (size_t)1 << bits;
     uint64_t keys[KEYS];
     uint64_t *pos = calloc((size_t)P, sizeof *pos);
     if (pos == NULL)
         return FS_ENOMEM;
+    memset(oend, 0, D * sizeof *oend);
     for (size_t i = 0; i < n; i += KEYS) { /* counts */
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
-        for (size_t j = 0; j < c; j++)
-            scount[local ? me : fs_mpi__dest(keys[j], P)] += rec;
+        for (size_t j = 0; j < c; j++) {
+            int d = local ? me : fs_mpi__dest(keys[j], P);
+            scount[d] += rec;
+            if (d == me)
+                oend[fs_mpi__digit(keys[j], Pk, bits)]++;
+        }
     }
     mine = (size_t)(scount[me] / rec);
     scount[me] = 0;
@@ -46,15 +54,22 @@ static int pack(const unsigned char *in, size_t n, size_t size,
         bytes += scount[d];
     unsigned char *s = bytes ? malloc((size_t)bytes) : NULL;
     fs_mpi__item *it = malloc((mine ? mine : 1) * sizeof *it);
-    if ((bytes && s == NULL) || it == NULL) {
+    size_t *at = malloc(D * sizeof *at);
+    if ((bytes && s == NULL) || it == NULL || at == NULL) {
         free(pos);
         free(s);
         free(it);
+        free(at);
         return FS_ENOMEM;
     }
+    fs__huge(it, mine * sizeof *it); /* written in 2^bits streams */
     for (int d = 1; d < P; d++)
         pos[d] = pos[d - 1] + scount[d - 1];
-    size_t k = 0;
+    for (size_t d = 0, sum = 0; d < D; d++) { /* group starts, then ends */
+        at[d] = sum;
+        sum += oend[d];
+        oend[d] = sum;
+    }
     for (size_t i = 0; i < n; i += KEYS) { /* scatter */
         size_t c = n - i < KEYS ? n - i : KEYS;
         fs_lines_keys(K, first + i, 0, keys, c);
@@ -62,8 +77,9 @@ static int pack(const unsigned char *in, size_t n, size_t size,
             int d = local ? me : fs_mpi__dest(keys[j], P);
             const unsigned char *e = in + (i + j) * size;
             if (d == me) {
+                size_t k = at[fs_mpi__digit(keys[j], Pk, bits)]++;
                 it[k].key = keys[j];
-                it[k++].pos = (uintptr_t)e;
+                it[k].pos = (uintptr_t)e;
                 continue;
             }
             unsigned char *p = s + pos[d];
@@ -74,6 +90,7 @@ static int pack(const unsigned char *in, size_t n, size_t size,
         }
     }
     free(pos);
+    free(at);
     *send = s;
     *own = it;
     *nown = mine;
@@ -98,16 +115,20 @@ static uint64_t idx_of(const void *ctx, uintptr_t pos)
 }
 
 /* This rank's own items and the received records, in keyed order,
- * elements only, into *out.  own is consumed (freed). */
-static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
+ * elements only, into *out.  own is consumed (freed).  Elements of at
+ * most 16 bytes are gathered over the items themselves (element i ends
+ * at or before item i's end, and item i is read before it is written):
+ * no second array of n elements to allocate and fault in. */
+static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
+                  unsigned Pk, unsigned bits, const unsigned char *r,
                   uint64_t total, size_t size, const uint8_t *K,
                   const where *w, unsigned char **out, size_t *m)
 {
     size_t rec = 16 + size, nr = (size_t)(total / rec), n = nown + nr;
     fs_mpi__item *it = nr ? realloc(own, n * sizeof *it) : own;
-    unsigned char *o = n ? malloc(n * size) : NULL;
-    int rc = FS_OK;
-    if (it == NULL || (n && o == NULL)) {
+    int inplace = size <= sizeof *it;
+    unsigned char *o = n && !inplace ? malloc(n * size) : NULL;
+    if (it == NULL || (n && !inplace && o == NULL)) {
         free(it ? it : own);
         free(o);
         return FS_ENOMEM;
@@ -116,20 +137,30 @@ static int unpack(fs_mpi__item *own, size_t nown, const unsigned char *r,
         it[nown + i].key = fs_mpi__get64(r + i * rec);
         it[nown + i].pos = (uintptr_t)(r + i * rec + 16);
     }
-    rc = fs_mpi__sort(it, n, K, idx_of, w);
-    if (rc == FS_OK && size == 8) /* the common case: a fixed-size copy */
-        for (size_t i = 0; i < n; i++) {
-            if (i + 16 < n) /* the elements are read in random order */
-                __builtin_prefetch((const void *)it[i + 16].pos);
-            memcpy(o + i * 8, (const unsigned char *)it[i].pos, 8);
-        }
-    else if (rc == FS_OK)
-        for (size_t i = 0; i < n; i++)
-            memcpy(o + i * size, (const unsigned char *)it[i].pos, size);
-    free(it);
-    if (rc != FS_OK) {
+    int rc = fs_mpi__sort_grouped(it, n, nown, oend, bits, Pk, K, idx_of, w);
+    if (rc != FS_OK || n == 0) {
+        free(it);
         free(o);
+        *out = NULL;
+        *m = 0;
         return rc;
+    }
+    if (inplace)
+        o = (unsigned char *)it;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 16 < n) /* the elements are read in random order */
+            __builtin_prefetch((const void *)it[i + 16].pos);
+        const unsigned char *e = (const unsigned char *)it[i].pos;
+        if (size == 8) /* the common case: a fixed-size copy */
+            memcpy(o + i * 8, e, 8);
+        else
+            memcpy(o + i * size, e, size);
+    }
+    if (inplace) { /* give back the rest; a failed shrink keeps it all */
+        unsigned char *s = realloc(o, n * size);
+        o = s ? s : o;
+    } else {
+        free(it);
     }
     *out = o;
     *m = n;
@@ -203,9 +234,13 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
     unsigned char *send = NULL, *recv = NULL, *o = NULL;
     fs_mpi__item *own = NULL;
     size_t nown = 0;
-    rc = sc && rcnt ? pack(in, n, size, first, key, P, rank,
-                           (flags & FS_MPI__LOCAL_ONLY) != 0, &send, sc,
-                           &own, &nown) : FS_ENOMEM;
+    /* about n items end here; the negative control's keys span all */
+    int local = (flags & FS_MPI__LOCAL_ONLY) != 0;
+    unsigned bits = fs_mpi__bits(n), Pk = local ? 1 : (unsigned)P;
+    size_t *oend = malloc(((size_t)1 << bits) * sizeof *oend);
+    rc = sc && rcnt && oend ? pack(in, n, size, first, key, P, rank, local,
+                                   Pk, bits, oend, &send, sc, &own, &nown)
+                            : FS_ENOMEM;
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         free(own);
@@ -221,7 +256,7 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
     }
     size_t m = 0;
     where w = {(const unsigned char *)in, n, size, first};
-    rc = unpack(own, nown, recv, total, size, key, &w, &o, &m);
+    rc = unpack(own, nown, oend, Pk, bits, recv, total, size, key, &w, &o, &m);
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         free(o);
@@ -237,6 +272,7 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
     *out = o;
     *out_n = m;
 done:
+    free(oend);
     free(sc);
     free(rcnt);
     free(send);

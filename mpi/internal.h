@@ -55,6 +55,32 @@ typedef uint64_t (*fs_mpi__idx_fn)(const void *ctx, uintptr_t pos);
 int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
                  fs_mpi__idx_fn idx, const void *ctx);
 
+/* Producers that know the keys (the packing loops) group the items of
+ * this rank by the top `bits` bits of the key's place in the rank's slice
+ * of the key space -- the low word of key * P, which rises with the key
+ * inside a slice (P = 1: the key itself) -- so the sort's first pass
+ * over all items is done as they are made.  fs_mpi__bits(n) is the
+ * number of bits for about n items: parts of 2-4 K items (tens of KiB,
+ * sorted in cache), 1 to 12 bits. */
+static inline size_t fs_mpi__digit(uint64_t key, unsigned P, unsigned bits)
+{
+    return (size_t)((key * (uint64_t)P) >> (64 - bits));
+}
+
+unsigned fs_mpi__bits(uint64_t n);
+
+/* Sorts a[0..n) into the keyed order, like fs_mpi__sort, when a[0..nown)
+ * are grouped by fs_mpi__digit(key, P, bits) (group d ends at
+ * own_end[d], 2^bits ends; NULL when nown is 0) and a[nown..n) --
+ * received items, all in this rank's slice of P -- are in any order.
+ * With nothing received no scratch copy of the items is made (one
+ * group's worth); otherwise the received are put in their groups by one
+ * scatter into a copy.  Each group is then sorted in cache.  FS_ENOMEM. */
+int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, size_t nown,
+                         const size_t *own_end, unsigned bits, unsigned P,
+                         const uint8_t K[32], fs_mpi__idx_fn idx,
+                         const void *ctx);
+
 static inline void fs_mpi__put64(unsigned char *p, uint64_t v)
 {
     memcpy(p, &v, 8); /* little-endian hosts, like lib/lines */

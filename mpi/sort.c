@@ -1,13 +1,14 @@
-/* sort.c -- the local sort of the distributed shuffle: most significant
- * digit first, on the 64-bit keys (the digits taken below the highest bit
- * in which the keys of a part differ, so a rank's slice of the key space
- * or a part's narrow range costs no wasted pass), parts of at most 32
- * items by insertion; then runs of equal keys ordered by the next levels'
+/* sort.c -- the local sort of the distributed shuffle, on the 64-bit
+ * keys: one scatter into groups of a few thousand items by the top
+ * digits below the keys' common top bits (the packing loops of array.c
+ * make these groups as they make the items: fs_mpi__sort_grouped), then
+ * each group in cache: one more scatter to about one item per digit and
+ * an insertion pass; then runs of equal keys ordered by the next levels'
  * keys -- the tie rule of `fairshuf lines` (docs/lines.md), never input
- * position, so the order stays exactly uniform.  The keys are random, so
- * two scatter passes usually leave parts of a few items. */
+ * position, so the order stays exactly uniform. */
 #include <stdlib.h>
 
+#include "advise.h"
 #include "fairshuf/lines.h"
 #include "internal.h"
 
@@ -54,80 +55,65 @@ static void insertion(fs_mpi__item *a, size_t n)
     }
 }
 
-enum { SMALL = 32, MAXBITS = 11 };
+enum { SMALL = 32 };
 
-/* Sorts src[0..n) by key into dst when to_dst, else in place in src;
- * the other array is scratch.  Each level scatters by up to MAXBITS
- * digits below the highest bit in which the part's keys differ, about
- * 8 items per digit, so the depth is small and bounded by 64. */
-static void msd(fs_mpi__item *src, fs_mpi__item *dst, size_t n, int to_dst)
+enum { FINEBITS = 12 };
+
+/* Sorts a[0..n), a group of a few thousand items (it stays in cache), by
+ * key, with tmp[0..n) as scratch: one scatter by about log2(n) bits below
+ * the group's common top bits -- about one item per digit -- then one
+ * insertion pass over the whole group, which only moves items inside
+ * their digit.  A digit holding more than SMALL items (keys not spread
+ * evenly: tests, ties) is sorted first by the same function, so the
+ * pass stays linear. */
+static void fine(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
 {
-    fs_mpi__item *out = to_dst ? dst : src;
     if (n <= SMALL) {
-        if (to_dst)
-            memcpy(dst, src, n * sizeof *src);
-        insertion(out, n);
+        insertion(a, n);
         return;
     }
-    uint64_t lo = src[0].key, hi = src[0].key;
+    uint64_t lo = a[0].key, hi = a[0].key;
     for (size_t i = 1; i < n; i++) {
-        uint64_t k = src[i].key;
+        uint64_t k = a[i].key;
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
-    if (lo == hi) { /* all equal: the ties are ordered later */
-        if (to_dst)
-            memcpy(dst, src, n * sizeof *src);
+    if (lo == hi)
         return;
-    }
     unsigned width = 64 - (unsigned)__builtin_clzll(hi - lo), bits = 1;
-    while (bits < MAXBITS && ((size_t)8 << bits) < n)
+    while (bits < FINEBITS && ((size_t)1 << bits) < n)
         bits++;
     if (bits > width)
         bits = width;
     unsigned shift = width - bits;
-    size_t cnt[1u << MAXBITS], D = (size_t)1 << bits;
+    size_t cnt[1u << FINEBITS], D = (size_t)1 << bits;
     memset(cnt, 0, D * sizeof *cnt);
     for (size_t i = 0; i < n; i++)
-        cnt[(src[i].key - lo) >> shift]++;
-    size_t sum = 0;
-    for (size_t d = 0; d < D; d++) {
+        cnt[(a[i].key - lo) >> shift]++;
+    for (size_t d = 0, sum = 0; d < D; d++) {
         size_t c = cnt[d];
         cnt[d] = sum;
         sum += c;
     }
     for (size_t i = 0; i < n; i++)
-        dst[cnt[(src[i].key - lo) >> shift]++] = src[i];
-    /* part d is now dst[cnt[d] - its size, cnt[d]); the sorted result
-     * belongs in out, so each part's own call goes back when out is src */
-    size_t start = 0;
-    for (size_t d = 0; d < D; d++) {
-        size_t end = cnt[d];
-        if (end > start)
-            msd(dst + start, src + start, end - start, !to_dst);
-        start = end;
-    }
+        tmp[cnt[(a[i].key - lo) >> shift]++] = a[i];
+    memcpy(a, tmp, n * sizeof *a);
+    for (size_t d = 0, start = 0; d < D; start = cnt[d++])
+        if (cnt[d] - start > SMALL)
+            fine(a + start, tmp + start, cnt[d] - start);
+    insertion(a, n);
 }
 
-int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
-                 fs_mpi__idx_fn idx, const void *ctx)
+/* Runs of equal keys (about n^2/2^65 of them) by the next levels'
+ * keys; the key stays, only the addresses move. */
+static int order_runs(fs_mpi__item *a, size_t n, const uint8_t K[32],
+                      fs_mpi__idx_fn idx, const void *ctx)
 {
-    if (n < 2)
-        return FS_OK;
-    if (n <= SMALL) {
-        insertion(a, n);
-    } else {
-        fs_mpi__item *tmp = malloc(n * sizeof *tmp);
-        if (tmp == NULL)
-            return FS_ENOMEM;
-        msd(a, tmp, n, 0);
-        free(tmp);
-    }
-    for (size_t s = 0; s + 1 < n;) { /* ties: about n^2/2^65 per run */
+    for (size_t s = 0; s + 1 < n;) {
         size_t e = s + 1;
         while (e < n && a[e].key == a[s].key)
             e++;
-        if (e - s > 1) { /* the key stays: only the addresses move */
+        if (e - s > 1) {
             tie *t = malloc((e - s) * sizeof *t);
             if (t == NULL)
                 return FS_ENOMEM;
@@ -141,4 +127,119 @@ int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
         s = e;
     }
     return FS_OK;
+}
+
+/* Sorts a[0..n), keys in any range, with tmp[0..n) as scratch: one
+ * scatter by fs_mpi__bits(n) digits below the keys' common top bits into
+ * tmp, then each group back and sorted in cache by fine(). */
+static void spread(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
+{
+    if (n <= (size_t)2 << FINEBITS) {
+        fine(a, tmp, n);
+        return;
+    }
+    uint64_t lo = a[0].key, hi = a[0].key;
+    for (size_t i = 1; i < n; i++) {
+        uint64_t k = a[i].key;
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    if (lo == hi)
+        return;
+    unsigned width = 64 - (unsigned)__builtin_clzll(hi - lo);
+    unsigned bits = fs_mpi__bits(n) < width ? fs_mpi__bits(n) : width;
+    unsigned shift = width - bits;
+    size_t cnt[1u << FINEBITS], D = (size_t)1 << bits;
+    memset(cnt, 0, D * sizeof *cnt);
+    for (size_t i = 0; i < n; i++)
+        cnt[(a[i].key - lo) >> shift]++;
+    for (size_t d = 0, sum = 0; d < D; d++) {
+        size_t c = cnt[d];
+        cnt[d] = sum;
+        sum += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        tmp[cnt[(a[i].key - lo) >> shift]++] = a[i];
+    for (size_t d = 0, start = 0; d < D; start = cnt[d++]) {
+        memcpy(a + start, tmp + start, (cnt[d] - start) * sizeof *a);
+        fine(a + start, tmp + start, cnt[d] - start);
+    }
+}
+
+int fs_mpi__sort(fs_mpi__item *a, size_t n, const uint8_t K[32],
+                 fs_mpi__idx_fn idx, const void *ctx)
+{
+    if (n < 2)
+        return FS_OK;
+    fs_mpi__item *tmp = n > SMALL ? malloc(n * sizeof *tmp) : NULL;
+    if (n > SMALL && tmp == NULL)
+        return FS_ENOMEM;
+    fs__huge(tmp, n * sizeof *tmp); /* written in thousands of streams */
+    spread(a, tmp, n);
+    free(tmp);
+    return order_runs(a, n, K, idx, ctx);
+}
+
+unsigned fs_mpi__bits(uint64_t n)
+{
+    unsigned b = 1;
+    while (b < FINEBITS && (n >> b) > 4096)
+        b++;
+    return b;
+}
+
+int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, size_t nown,
+                         const size_t *own_end, unsigned bits, unsigned P,
+                         const uint8_t K[32], fs_mpi__idx_fn idx,
+                         const void *ctx)
+{
+    size_t D = (size_t)1 << bits, big = 0;
+    size_t *end = malloc(D * sizeof *end);
+    fs_mpi__item *src = a, *tmp = NULL;
+    if (end == NULL)
+        return FS_ENOMEM;
+    if (nown < n) { /* received: count, then own groups and received */
+        size_t *at = calloc(D, sizeof *at);
+        tmp = at ? malloc(n * sizeof *tmp) : NULL;
+        if (tmp == NULL) {
+            free(at);
+            free(end);
+            return FS_ENOMEM;
+        }
+        for (size_t i = nown; i < n; i++)
+            at[fs_mpi__digit(a[i].key, P, bits)]++;
+        size_t s = 0;
+        for (size_t d = 0; d < D; d++) {
+            size_t o0 = d && nown ? own_end[d - 1] : 0, r = at[d];
+            size_t o1 = nown ? own_end[d] : 0;
+            memcpy(tmp + s, a + o0, (o1 - o0) * sizeof *a);
+            s += o1 - o0;
+            at[d] = s;
+            end[d] = s += r;
+        }
+        for (size_t i = nown; i < n; i++)
+            tmp[at[fs_mpi__digit(a[i].key, P, bits)]++] = a[i];
+        free(at);
+        src = tmp;
+    } else {
+        memcpy(end, own_end, D * sizeof *end);
+    }
+    for (size_t d = 0, s = 0; d < D; s = end[d++])
+        big = end[d] - s > big ? end[d] - s : big;
+    fs_mpi__item *scratch = src == a && big > SMALL
+                                ? malloc(big * sizeof *scratch) : NULL;
+    if (src == a && big > SMALL && scratch == NULL) {
+        free(end);
+        return FS_ENOMEM;
+    }
+    /* each group sorted in a (from tmp), with the scratch or tmp */
+    for (size_t d = 0, s = 0; d < D; s = end[d++]) {
+        if (src != a)
+            memcpy(a + s, tmp + s, (end[d] - s) * sizeof *a);
+        fine(a + s, src == a ? scratch : tmp + s, end[d] - s);
+    }
+    free(scratch);
+    free(tmp);
+    free(end);
+    return order_runs(a, n, K, idx, ctx);
 }

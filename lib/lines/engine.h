@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include "advise.h"
 #include "fairshuf/lines.h"
 #include "internal.h"
 
@@ -139,46 +140,6 @@ static inline const unsigned char *fs__delim(const unsigned char *p,
         p += 8;
     }
     return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
-}
-
-/* Asks for transparent huge pages on the whole 4 KiB pages of p[0..n):
- * the record array is written at random (one of thousands of buckets),
- * and with 4 KiB pages nearly every store is a TLB miss.  Advice only:
- * where the kernel has no THP (or says no) nothing changes.  Not used on
- * the text: on this VM huge pages for it sometimes cost 0.2-0.3 s of
- * system time in page faults (docs/performance.md). */
-static inline void fs__huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    if (p == NULL || n < ((size_t)4 << 20))
-        return;
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
-/* Maps p[0..n)'s whole pages in one call (MADV_POPULATE_WRITE, Linux
- * 5.14) before the text is read into them: one page-table walk for the
- * range instead of a page fault per 4 KiB page inside read().  Advice
- * only: an older kernel says EINVAL and the pages fault in as before. */
-static inline void fs__prefault(void *p, size_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-    if (p == NULL || n < ((size_t)4 << 20))
-        return;
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#else
-    (void)p;
-    (void)n;
-#endif
 }
 
 /* Doubles a read buffer when a single record fills it.  FS_ENOMEM leaves

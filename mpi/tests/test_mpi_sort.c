@@ -84,6 +84,95 @@ static void sorts_keys(void **s)
     free(k);
 }
 
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const fs_mpi__item *)a)->key, y = ((const fs_mpi__item *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* fs_mpi__sort_grouped: rank r of P keeps some items, grouped by
+ * fs_mpi__digit as array.c's pack makes them, and receives others in any
+ * order; the result is ascending and holds the same items.  P = 1 with
+ * nothing received sorts in place (no copy); sizes from empty groups to
+ * 6 * 4096 items, so groups are one item, empty, or larger than one
+ * insertion pass. */
+static void sorts_grouped(void **s)
+{
+    (void)s;
+    static const size_t sizes[] = {0, 1, 33, 5000, 24576};
+    for (unsigned P = 1; P <= 3; P++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n = sizes[z], nown = 0, nr = 0;
+            unsigned r = P - 1, bits = fs_mpi__bits(n / 2);
+            size_t D = (size_t)1 << bits;
+            uint64_t *k = malloc((4 * n + 1) * sizeof *k);
+            fs_mpi__item *own = malloc((n + 1) * sizeof *own);
+            fs_mpi__item *a = malloc((n + 1) * sizeof *a);
+            fs_mpi__item *ref = malloc((n + 1) * sizeof *ref);
+            size_t *end = calloc(D, sizeof *end), *at = calloc(D, sizeof *at);
+            assert_true(k && own && a && ref && end && at);
+            fs_lines_keys(K, 7 * n + P, 0, k, 4 * n + 1);
+            /* the keys of rank r's slice, half kept, half "received" */
+            for (size_t i = 0; i < 4 * n + 1 && nown + nr < n; i++) {
+                if (fs_mpi__dest(k[i], (int)P) != (int)r)
+                    continue;
+                fs_mpi__item x = {k[i], i};
+                if (i % 2)
+                    own[nown++] = x;
+                else
+                    a[n - 1 - nr++] = x; /* received, filled from the end */
+            }
+            size_t m = nown + nr;
+            memmove(a + nown, a + n - nr, nr * sizeof *a);
+            for (size_t i = 0; i < nown; i++)
+                end[fs_mpi__digit(own[i].key, P, bits)]++;
+            for (size_t d = 0, sum = 0; d < D; d++) {
+                at[d] = sum;
+                sum += end[d];
+                end[d] = sum;
+            }
+            for (size_t i = 0; i < nown; i++)
+                a[at[fs_mpi__digit(own[i].key, P, bits)]++] = own[i];
+            memcpy(ref, a, m * sizeof *a);
+            qsort(ref, m, sizeof *ref, by_key);
+            assert_int_equal(fs_mpi__sort_grouped(a, m, nown, end, bits, P,
+                                                  K, idx_of, NULL), FS_OK);
+            for (size_t i = 0; i < m; i++) {
+                assert_int_equal(a[i].key, ref[i].key);
+                assert_int_equal(a[i].pos, ref[i].pos);
+            }
+            free(k);
+            free(own);
+            free(a);
+            free(ref);
+            free(end);
+            free(at);
+        }
+}
+
+/* Keys crowded into a few digits (a narrow range, then one far key):
+ * still sorted, by the recursion of the in-cache sort. */
+static void sorts_crowded(void **s)
+{
+    (void)s;
+    enum { N = 40000 };
+    fs_mpi__item *a = malloc(N * sizeof *a);
+    uint64_t *k = malloc(N * sizeof *k);
+    assert_non_null(a);
+    assert_non_null(k);
+    fs_lines_keys(K, 99, 0, k, N);
+    for (size_t i = 0; i < N; i++) {
+        a[i].key = i + 1 == N ? UINT64_MAX : k[i] >> 50;
+        a[i].pos = i;
+    }
+    assert_int_equal(fs_mpi__sort(a, N, K, idx_of, NULL), FS_OK);
+    for (size_t i = 1; i < N; i++)
+        assert_true(a[i - 1].key <= a[i].key);
+    assert_int_equal(a[N - 1].key, UINT64_MAX);
+    free(a);
+    free(k);
+}
+
 /* dest(key) never decreases with the key, every rank gets its slice,
  * and inside a slice the bucket index (key * P) >> 58 never decreases. */
 static void partition_monotone(void **s)
@@ -113,6 +202,8 @@ int main(void)
         cmocka_unit_test(ties_by_next_level),
         cmocka_unit_test(sorts_keys),
         cmocka_unit_test(partition_monotone),
+        cmocka_unit_test(sorts_grouped),
+        cmocka_unit_test(sorts_crowded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
