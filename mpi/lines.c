@@ -32,6 +32,14 @@ typedef struct run {
     int rc;
     unsigned char d; /* the engine's delimiter: NUL after --csv framing */
     int srcfd;       /* >= 0: the input is this file (a framed CSV share) */
+    /* in memory, set by pack: the lines of the share that stay here are
+     * those with dest == rank (any, for the negative control) and key <=
+     * own_top, if own_keep; their items are grouped by fs_mpi__digit(key,
+     * own_P, own_bits), group d ending at own_end[d] */
+    int own_keep;
+    uint64_t own_top;
+    unsigned own_P, own_bits;
+    size_t *own_end;
 } run;
 
 static void fail(run *r, int rc, const char *fmt, ...)
@@ -337,7 +345,9 @@ static uint64_t kth_smallest(uint64_t *a, size_t n, size_t k)
     return a[kk];
 }
 
-/* Records key | global number | line, grouped by destination rank.
+/* Records key | global number | line, grouped by destination rank; with
+ * own != NULL the lines that stay here become items instead, grouped by
+ * digit for fs_mpi__sort_grouped (r->own_*).
  * head < UINT64_MAX (the whole share, in memory, -n) cuts what cannot be
  * among the first `head` lines of the whole order: lines whose key is
  * above this rank's head-th smallest (ties kept: the tie rule decides
@@ -357,8 +367,11 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
     uint64_t *gl = calloc((size_t)P, sizeof *gl), top = UINT64_MAX;
     unsigned char *s = NULL;
     fs_mpi__item *it = NULL; /* this rank's own lines (own != NULL) */
-    size_t k = 0;
+    size_t k = 0, *oend = NULL;
+    unsigned bits = fs_mpi__bits(n), Pk = r->c->local_only ? 1 : (unsigned)P;
     memset(scount, 0, (size_t)P * sizeof *scount);
+    if (own != NULL && (oend = calloc((size_t)1 << bits, sizeof *oend)) == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted");
     if (pos == NULL || dl == NULL || gl == NULL || n > SIZE_MAX / 16 ||
         (keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
@@ -377,7 +390,17 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             }
         }
     }
-    if (r->rc == FS_OK) { /* bytes and lines per destination */
+    /* every line stays here and none is packed (P = 1, the negative
+     * control): only the count matters, no line end is looked for */
+    int stay = own != NULL && (P == 1 || r->c->local_only);
+    if (r->rc == FS_OK && stay) {
+        for (size_t i = 0; i < n; i++)
+            if (keys[i] <= top && head > 0) {
+                dl[r->rank]++;
+                oend[fs_mpi__digit(keys[i], Pk, bits)]++;
+            }
+        scount[r->rank] = dl[r->rank]; /* not bytes: only "any" is used */
+    } else if (r->rc == FS_OK) { /* bytes and lines per destination */
         const unsigned char *p = buf, *e = buf + len;
         for (size_t i = 0; i < n; i++) {
             const unsigned char *q = memchr(p, r->d, (size_t)(e - p));
@@ -385,6 +408,8 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             if (keys[i] <= top && head > 0) {
                 scount[d] += 16 + (size_t)(q - p) + 1;
                 dl[d]++;
+                if (d == r->rank && oend != NULL)
+                    oend[fs_mpi__digit(keys[i], Pk, bits)]++;
             }
             p = q + 1;
         }
@@ -408,7 +433,17 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             (it = malloc((size_t)dl[me] * sizeof *it)) == NULL)
             fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
                  (unsigned long long)dl[me]);
+        fs__huge(it, (size_t)dl[me] * sizeof *it); /* thousands of streams */
         scount[me] = 0;
+        for (size_t d = 0, sum = 0; keep && d < ((size_t)1 << bits); d++) {
+            size_t c = oend[d]; /* group starts; the scatter makes them ends */
+            oend[d] = sum;
+            sum += c;
+        }
+        r->own_keep = keep && head > 0;
+        r->own_top = top;
+        r->own_P = Pk;
+        r->own_bits = bits;
     }
     uint64_t bytes = 0;
     for (int d = 0; d < P; d++)
@@ -425,8 +460,10 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
             size_t l = (size_t)(q - p) + 1;
             int d = r->c->local_only ? r->rank : fs_mpi__dest(keys[i], P);
             if (d == me && keep && keys[i] <= top && head > 0) {
-                it[k].key = keys[i];
-                it[k++].pos = (uintptr_t)p;
+                size_t j = oend[fs_mpi__digit(keys[i], Pk, bits)]++;
+                it[j].key = keys[i];
+                it[j].pos = (uintptr_t)p;
+                k++;
             } else if (keys[i] <= top && head > 0 && scount[d] > 0) {
                 unsigned char *o = s + pos[d];
                 fs_mpi__put64(o, keys[i]);
@@ -448,12 +485,14 @@ out:
     if (failed(r)) {
         free(s);
         free(it);
+        free(oend);
         return -1;
     }
     *send = s;
     if (own != NULL) {
         *own = it;
         *nown = k;
+        r->own_end = oend;
     }
     return 0;
 }
@@ -549,7 +588,12 @@ static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
         const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
         off = (size_t)(q - rec) + 1;
     }
-    if (fs_mpi__sort(it, (size_t)n, r->c->key, idx_of, &w) != FS_OK)
+    /* own items come grouped by pack; the out-of-core buckets' are not */
+    int st = nown ? fs_mpi__sort_grouped(it, (size_t)n, nown, r->own_end,
+                                         r->own_bits, r->own_P, r->c->key,
+                                         idx_of, &w)
+                  : fs_mpi__sort(it, (size_t)n, r->c->key, idx_of, &w);
+    if (st != FS_OK)
         fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
              (unsigned long long)n);
     r->res->t_sort += MPI_Wtime() - t0;
@@ -976,21 +1020,29 @@ static void spill_all(run *r, fs_mpi__item *own, size_t nown,
                       const char *tmp, uint64_t limit)
 {
     buckets k;
-    const unsigned char *own_buf = *bufp, *prev = own_buf;
-    uint64_t before = 0; /* lines of the share before prev */
+    const unsigned char *own_buf = *bufp, *p = own_buf, *e = own_buf + own_len;
+    uint64_t keys[512];
     double t0 = MPI_Wtime();
     buckets_open(r, &k);
-    for (size_t i = 0; i < nown && r->rc == FS_OK; i++) {
-        unsigned char head[16];
-        const unsigned char *p = (const unsigned char *)own[i].pos;
-        size_t room = own_len - (size_t)(p - own_buf);
-        size_t l = (size_t)((const unsigned char *)memchr(p, r->d, room) - p) + 1;
-        fs_mpi__put64(head, own[i].key);
-        /* own is in input order (not sorted yet): count as we go */
-        before += fs_lines_count(prev, (size_t)(p - prev), r->d);
-        prev = p;
-        fs_mpi__put64(head + 8, first + before);
-        spill_one(r, &k, head, p, l, 0);
+    /* the own items are grouped by key, not in input order: the share is
+     * walked again and each line that pack kept here is spilled with its
+     * number, by pack's rule, until all nown are */
+    size_t done = 0;
+    for (uint64_t i = 0; done < nown && r->rc == FS_OK; i++) {
+        if (i % 512 == 0)
+            fs_lines_keys(r->c->key, first + i, 0, keys, 512);
+        uint64_t key = keys[i % 512];
+        const unsigned char *q = memchr(p, r->d, (size_t)(e - p));
+        size_t l = (size_t)(q - p) + 1;
+        if (r->own_keep && key <= r->own_top &&
+            (r->c->local_only || fs_mpi__dest(key, r->P) == r->rank)) {
+            unsigned char head[16];
+            fs_mpi__put64(head, key);
+            fs_mpi__put64(head + 8, first + i);
+            spill_one(r, &k, head, p, l, 0);
+            done++;
+        }
+        p = q + 1;
     }
     free(own);
     free(*bufp);
@@ -1078,7 +1130,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     double start_time = MPI_Wtime();
     memset(res, 0, sizeof *res);
     res->bad_rank = -1;
-    run R = {c, comm, 0, 0, NULL, 0, res, FS_OK, c->csv ? '\0' : c->delim, -1};
+    run R = {c, comm, 0, 0, NULL, 0, res, FS_OK, c->csv ? '\0' : c->delim, -1,
+             0, 0, 0, 0, NULL};
     run *r = &R;
     MPI_Comm_size(comm, &r->P);
     MPI_Comm_rank(comm, &r->rank);
@@ -1170,8 +1223,10 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         res->received = total - rc[r->rank];
         uint64_t mine = nown + count_records(r, recv, total);
         uint64_t lim = head_limit(r, mine);
+        /* test hook (tests/cli/mpi.bats): take this path at any size */
+        int force = getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL;
         if (c->memory && lim > 0 &&
-            len + total + 32 * mine + out_buf_size(r) > c->memory) {
+            (len + total + 32 * mine + out_buf_size(r) > c->memory || force)) {
             /* more arrived than the budget holds (keys fall where they
              * will): bucketed to files and sorted bucket by bucket, as
              * out of core, instead of stopping the job */
@@ -1207,6 +1262,7 @@ out:
     free(send);
     free(recv);
     free(own);
+    free(R.own_end);
     if (R.srcfd >= 0)
         close(R.srcfd);
     return r->rc;

@@ -347,6 +347,21 @@ same() {
     grep -q "rank 2 of 3: .* spilled [1-9]" stats
 }
 
+@test "mpi lines: the bucketed fallback walks each rank's kept lines in input order (P = 1..3, -n, --header, --csv)" {
+    need_mpi
+    # the test hook sends every in-memory run down the path above, with
+    # thousands of lines kept on each rank (their items grouped by key)
+    seq 1 30000 | awk '{ printf "%d,\"a\nb\",%s\n", $1, substr("xxxxxxxxxxxxxxxxxxxx", 1, $1 % 17) }' > in
+    for p in 1 2 3; do
+        for args in "" "-n 777" "--header=3" "--csv"; do
+            rm -f out.*
+            FAIRSHUF_MPI_TEST_SPILL_ALL=1 mpi "$p" lines --seed=w $args --memory=64M --stats -o out.%d in 2> stats
+            grep -q "spilled [1-9]" stats
+            "$FS_BIN" lines --seed=w $args in | cmp - <(shards "$p" out)
+        done
+    done
+}
+
 # csv_ref FILE SEED ARGS...: `fairshuf lines --csv` by its definition
 # (docs/stream.md: record i has the key of line i): the records framed
 # with a NUL after each, shuffled by `fairshuf lines -z`, NULs removed
