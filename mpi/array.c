@@ -125,19 +125,35 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
                   const where *w, unsigned char **out, size_t *m)
 {
     size_t rec = 16 + size, nr = (size_t)(total / rec), n = nown + nr;
+    size_t D = (size_t)1 << bits;
     fs_mpi__item *it = nr ? realloc(own, n * sizeof *it) : own;
     int inplace = size <= sizeof *it;
     unsigned char *o = n && !inplace ? malloc(n * size) : NULL;
-    if (it == NULL || (n && !inplace && o == NULL)) {
+    size_t *at = nr ? calloc(D, sizeof *at) : NULL;
+    size_t *end = nr ? malloc(D * sizeof *end) : NULL;
+    if (it == NULL || (n && !inplace && o == NULL) ||
+        (nr && (at == NULL || end == NULL))) {
         free(it ? it : own);
         free(o);
+        free(at);
+        free(end);
         return FS_ENOMEM;
     }
-    for (size_t i = 0; i < nr; i++) {
-        it[nown + i].key = fs_mpi__get64(r + i * rec);
-        it[nown + i].pos = (uintptr_t)(r + i * rec + 16);
+    if (nr) { /* the received into their groups, among the own */
+        fs__huge(it, n * sizeof *it);
+        for (size_t i = 0; i < nr; i++)
+            at[fs_mpi__digit(fs_mpi__get64(r + i * rec), Pk, bits)]++;
+        fs_mpi__make_room(it, oend, at, end, bits);
+        for (size_t i = 0; i < nr; i++) {
+            uint64_t key = fs_mpi__get64(r + i * rec);
+            size_t j = at[fs_mpi__digit(key, Pk, bits)]++;
+            it[j].key = key;
+            it[j].pos = (uintptr_t)(r + i * rec + 16);
+        }
     }
-    int rc = fs_mpi__sort_grouped(it, n, nown, oend, bits, Pk, K, idx_of, w);
+    int rc = fs_mpi__sort_grouped(it, n, nr ? end : oend, bits, K, idx_of, w);
+    free(at);
+    free(end);
     if (rc != FS_OK || n == 0) {
         free(it);
         free(o);

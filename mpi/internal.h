@@ -69,17 +69,20 @@ static inline size_t fs_mpi__digit(uint64_t key, unsigned P, unsigned bits)
 
 unsigned fs_mpi__bits(uint64_t n);
 
-/* Sorts a[0..n) into the keyed order, like fs_mpi__sort, when a[0..nown)
- * are grouped by fs_mpi__digit(key, P, bits) (group d ends at
- * own_end[d], 2^bits ends; NULL when nown is 0) and a[nown..n) --
- * received items, all in this rank's slice of P -- are in any order.
- * With nothing received no scratch copy of the items is made (one
- * group's worth); otherwise the received are put in their groups by one
- * scatter into a copy.  Each group is then sorted in cache.  FS_ENOMEM. */
-int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, size_t nown,
-                         const size_t *own_end, unsigned bits, unsigned P,
-                         const uint8_t K[32], fs_mpi__idx_fn idx,
-                         const void *ctx);
+/* Own items grouped by digit, a[0..own_end[2^bits - 1]) (group d ends at
+ * own_end[d]), get room for at[d] received items after each group's own:
+ * the groups move right in place (a must hold them all).  On return
+ * end[d] is where group d ends and at[d] where its first received item
+ * goes (the caller puts them at at[d]++).  No copy of the items. */
+void fs_mpi__make_room(fs_mpi__item *a, const size_t *own_end, size_t *at,
+                       size_t *end, unsigned bits);
+
+/* Sorts a[0..n) into the keyed order, like fs_mpi__sort, when the items
+ * are grouped by fs_mpi__digit (group d ends at end[d], 2^bits ends):
+ * each group in cache, with one group's worth of scratch.  FS_ENOMEM. */
+int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, const size_t *end,
+                         unsigned bits, const uint8_t K[32],
+                         fs_mpi__idx_fn idx, const void *ctx);
 
 static inline void fs_mpi__put64(unsigned char *p, uint64_t v)
 {

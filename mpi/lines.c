@@ -508,13 +508,17 @@ static unsigned char *share_buf(size_t n)
 
 /* ------------------------------------------------------ sort and write */
 
-/* The number of records in rec[0..total). */
-static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total)
+/* The number of records in rec[0..total); with at != NULL also how many
+ * fall in each of pack's own-item groups (at[digit]++). */
+static uint64_t count_records(run *r, const unsigned char *rec, uint64_t total,
+                              size_t *at)
 {
     uint64_t n = 0;
     for (uint64_t off = 0; off < total; n++) {
         const unsigned char *q = memchr(rec + off + 16, r->d,
                                         (size_t)(total - off - 16));
+        if (at != NULL)
+            at[fs_mpi__digit(fs_mpi__get64(rec + off), r->own_P, r->own_bits)]++;
         off = (uint64_t)(q - rec) + 1;
     }
     return n;
@@ -565,34 +569,52 @@ static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
         free(own);
         return 0;
     }
-    uint64_t nr = count_records(r, rec, total), n = nown + nr;
+    /* own items come grouped by pack (the received are put in their
+     * groups, no copy); the out-of-core buckets' are not */
+    size_t D = (size_t)1 << r->own_bits, *at = NULL, *end = NULL;
+    if (nown && ((at = calloc(D, sizeof *at)) == NULL ||
+                 (end = malloc(D * sizeof *end)) == NULL)) {
+        free(at);
+        free(own);
+        fail(r, FS_ENOMEM, "memory exhausted");
+        return 0;
+    }
+    uint64_t nr = count_records(r, rec, total, at), n = nown + nr;
     double t0 = MPI_Wtime();
     fs_mpi__item *it = own;
     unsigned char *wb = NULL;
     size_t WB = out_buf_size(r);
     if (over_budget(r, own_len + total + 32 * n + WB, what)) {
         free(own);
+        free(at);
+        free(end);
         return 0;
     }
     if ((nr && (it = realloc(own, (size_t)n * sizeof *it)) == NULL) ||
         (wb = malloc(WB)) == NULL) {
         free(it ? it : own);
+        free(at);
+        free(end);
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
              (unsigned long long)n);
         return 0;
     }
+    if (nown && nr)
+        fs_mpi__make_room(it, r->own_end, at, end, r->own_bits);
     size_t off = 0;
     for (size_t i = nown; i < n; i++) {
-        it[i].key = fs_mpi__get64(rec + off);
-        it[i].pos = (uintptr_t)(rec + off + 16);
+        uint64_t key = fs_mpi__get64(rec + off);
+        size_t j = nown ? at[fs_mpi__digit(key, r->own_P, r->own_bits)]++ : i;
+        it[j].key = key;
+        it[j].pos = (uintptr_t)(rec + off + 16);
         const unsigned char *q = memchr(rec + off + 16, d, (size_t)total - off - 16);
         off = (size_t)(q - rec) + 1;
     }
-    /* own items come grouped by pack; the out-of-core buckets' are not */
-    int st = nown ? fs_mpi__sort_grouped(it, (size_t)n, nown, r->own_end,
-                                         r->own_bits, r->own_P, r->c->key,
-                                         idx_of, &w)
+    int st = nown ? fs_mpi__sort_grouped(it, (size_t)n, nr ? end : r->own_end,
+                                         r->own_bits, r->c->key, idx_of, &w)
                   : fs_mpi__sort(it, (size_t)n, r->c->key, idx_of, &w);
+    free(at);
+    free(end);
     if (st != FS_OK)
         fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
              (unsigned long long)n);
@@ -1221,7 +1243,7 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         send = NULL;
         res->t_exchange = MPI_Wtime() - t0;
         res->received = total - rc[r->rank];
-        uint64_t mine = nown + count_records(r, recv, total);
+        uint64_t mine = nown + count_records(r, recv, total, NULL);
         uint64_t lim = head_limit(r, mine);
         /* test hook (tests/cli/mpi.bats): take this path at any size */
         int force = getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL;

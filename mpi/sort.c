@@ -1,7 +1,7 @@
 /* sort.c -- the local sort of the distributed shuffle, on the 64-bit
  * keys: one scatter into groups of a few thousand items by the top
- * digits below the keys' common top bits (the packing loops of array.c
- * make these groups as they make the items: fs_mpi__sort_grouped), then
+ * digits below the keys' common top bits (the packing loops make these
+ * groups as they make the items: fs_mpi__sort_grouped), then
  * each group in cache: one more scatter to about one item per digit and
  * an insertion pass; then runs of equal keys ordered by the next levels'
  * keys -- the tie rule of `fairshuf lines` (docs/lines.md), never input
@@ -188,58 +188,35 @@ unsigned fs_mpi__bits(uint64_t n)
     return b;
 }
 
-int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, size_t nown,
-                         const size_t *own_end, unsigned bits, unsigned P,
-                         const uint8_t K[32], fs_mpi__idx_fn idx,
-                         const void *ctx)
+void fs_mpi__make_room(fs_mpi__item *a, const size_t *own_end, size_t *at,
+                       size_t *end, unsigned bits)
+{
+    size_t D = (size_t)1 << bits, all = 0;
+    for (size_t d = 0; d < D; d++) {
+        size_t own = own_end[d] - (d ? own_end[d - 1] : 0);
+        all += own + at[d];
+        end[d] = all;
+        at[d] = all - at[d]; /* the received follow the group's own */
+    }
+    /* last group first: each moves right, past no group not yet moved */
+    for (size_t d = D; d-- > 0;) {
+        size_t os = d ? own_end[d - 1] : 0, to = d ? end[d - 1] : 0;
+        memmove(a + to, a + os, (own_end[d] - os) * sizeof *a);
+    }
+}
+
+int fs_mpi__sort_grouped(fs_mpi__item *a, size_t n, const size_t *end,
+                         unsigned bits, const uint8_t K[32],
+                         fs_mpi__idx_fn idx, const void *ctx)
 {
     size_t D = (size_t)1 << bits, big = 0;
-    size_t *end = malloc(D * sizeof *end);
-    fs_mpi__item *src = a, *tmp = NULL;
-    if (end == NULL)
-        return FS_ENOMEM;
-    if (nown < n) { /* received: count, then own groups and received */
-        size_t *at = calloc(D, sizeof *at);
-        tmp = at ? malloc(n * sizeof *tmp) : NULL;
-        if (tmp == NULL) {
-            free(at);
-            free(end);
-            return FS_ENOMEM;
-        }
-        for (size_t i = nown; i < n; i++)
-            at[fs_mpi__digit(a[i].key, P, bits)]++;
-        size_t s = 0;
-        for (size_t d = 0; d < D; d++) {
-            size_t o0 = d && nown ? own_end[d - 1] : 0, r = at[d];
-            size_t o1 = nown ? own_end[d] : 0;
-            memcpy(tmp + s, a + o0, (o1 - o0) * sizeof *a);
-            s += o1 - o0;
-            at[d] = s;
-            end[d] = s += r;
-        }
-        for (size_t i = nown; i < n; i++)
-            tmp[at[fs_mpi__digit(a[i].key, P, bits)]++] = a[i];
-        free(at);
-        src = tmp;
-    } else {
-        memcpy(end, own_end, D * sizeof *end);
-    }
     for (size_t d = 0, s = 0; d < D; s = end[d++])
         big = end[d] - s > big ? end[d] - s : big;
-    fs_mpi__item *scratch = src == a && big > SMALL
-                                ? malloc(big * sizeof *scratch) : NULL;
-    if (src == a && big > SMALL && scratch == NULL) {
-        free(end);
+    fs_mpi__item *scratch = big > SMALL ? malloc(big * sizeof *scratch) : NULL;
+    if (big > SMALL && scratch == NULL)
         return FS_ENOMEM;
-    }
-    /* each group sorted in a (from tmp), with the scratch or tmp */
-    for (size_t d = 0, s = 0; d < D; s = end[d++]) {
-        if (src != a)
-            memcpy(a + s, tmp + s, (end[d] - s) * sizeof *a);
-        fine(a + s, src == a ? scratch : tmp + s, end[d] - s);
-    }
+    for (size_t d = 0, s = 0; d < D; s = end[d++])
+        fine(a + s, scratch, end[d] - s);
     free(scratch);
-    free(tmp);
-    free(end);
     return order_runs(a, n, K, idx, ctx);
 }

@@ -90,12 +90,12 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* fs_mpi__sort_grouped: rank r of P keeps some items, grouped by
- * fs_mpi__digit as array.c's pack makes them, and receives others in any
- * order; the result is ascending and holds the same items.  P = 1 with
- * nothing received sorts in place (no copy); sizes from empty groups to
- * 6 * 4096 items, so groups are one item, empty, or larger than one
- * insertion pass. */
+/* fs_mpi__make_room and fs_mpi__sort_grouped, as array.c's unpack uses
+ * them: rank r of P keeps some items, grouped by fs_mpi__digit as pack
+ * makes them, and receives others in any order; they are put in their
+ * groups among the own, and the result is ascending and holds the same
+ * items.  Sizes from empty groups to 6 * 4096 items, so groups are one
+ * item, empty, or larger than one insertion pass. */
 static void sorts_grouped(void **s)
 {
     (void)s;
@@ -107,10 +107,12 @@ static void sorts_grouped(void **s)
             size_t D = (size_t)1 << bits;
             uint64_t *k = malloc((4 * n + 1) * sizeof *k);
             fs_mpi__item *own = malloc((n + 1) * sizeof *own);
+            fs_mpi__item *got = malloc((n + 1) * sizeof *got);
             fs_mpi__item *a = malloc((n + 1) * sizeof *a);
             fs_mpi__item *ref = malloc((n + 1) * sizeof *ref);
-            size_t *end = calloc(D, sizeof *end), *at = calloc(D, sizeof *at);
-            assert_true(k && own && a && ref && end && at);
+            size_t *oend = calloc(D, sizeof *oend), *at = calloc(D, sizeof *at);
+            size_t *end = calloc(D, sizeof *end);
+            assert_true(k && own && got && a && ref && oend && at && end);
             fs_lines_keys(K, 7 * n + P, 0, k, 4 * n + 1);
             /* the keys of rank r's slice, half kept, half "received" */
             for (size_t i = 0; i < 4 * n + 1 && nown + nr < n; i++) {
@@ -120,33 +122,40 @@ static void sorts_grouped(void **s)
                 if (i % 2)
                     own[nown++] = x;
                 else
-                    a[n - 1 - nr++] = x; /* received, filled from the end */
+                    got[nr++] = x;
             }
             size_t m = nown + nr;
-            memmove(a + nown, a + n - nr, nr * sizeof *a);
             for (size_t i = 0; i < nown; i++)
-                end[fs_mpi__digit(own[i].key, P, bits)]++;
+                oend[fs_mpi__digit(own[i].key, P, bits)]++;
             for (size_t d = 0, sum = 0; d < D; d++) {
-                at[d] = sum;
-                sum += end[d];
-                end[d] = sum;
+                size_t c = oend[d];
+                oend[d] = sum; /* starts, then ends after the scatter */
+                sum += c;
             }
             for (size_t i = 0; i < nown; i++)
-                a[at[fs_mpi__digit(own[i].key, P, bits)]++] = own[i];
-            memcpy(ref, a, m * sizeof *a);
+                a[oend[fs_mpi__digit(own[i].key, P, bits)]++] = own[i];
+            for (size_t i = 0; i < nr; i++)
+                at[fs_mpi__digit(got[i].key, P, bits)]++;
+            fs_mpi__make_room(a, oend, at, end, bits);
+            for (size_t i = 0; i < nr; i++)
+                a[at[fs_mpi__digit(got[i].key, P, bits)]++] = got[i];
+            memcpy(ref, own, nown * sizeof *own);
+            memcpy(ref + nown, got, nr * sizeof *got);
             qsort(ref, m, sizeof *ref, by_key);
-            assert_int_equal(fs_mpi__sort_grouped(a, m, nown, end, bits, P,
-                                                  K, idx_of, NULL), FS_OK);
+            assert_int_equal(fs_mpi__sort_grouped(a, m, end, bits, K, idx_of,
+                                                  NULL), FS_OK);
             for (size_t i = 0; i < m; i++) {
                 assert_int_equal(a[i].key, ref[i].key);
                 assert_int_equal(a[i].pos, ref[i].pos);
             }
             free(k);
             free(own);
+            free(got);
             free(a);
             free(ref);
-            free(end);
+            free(oend);
             free(at);
+            free(end);
         }
 }
 
