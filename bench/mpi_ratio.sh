@@ -2,7 +2,8 @@
 # mpi_ratio.sh -- fairshuf-mpi against one machine, as ratios measured in
 # one run: `fairshuf-mpi lines` at P = 1 and 2 against `fairshuf lines` on
 # the same file, and `fairshuf-mpi array N` at P = 1 and 2 against
-# `fairshuf perm N`.  ROUNDS interleaved rounds (the order rotates every
+# `fairshuf perm N` (and at P = 1 the element path, fs_mpi_shuffle, with
+# --test-elements).  ROUNDS interleaved rounds (the order rotates every
 # round); per round the ratio of CPU time (perf stat task-clock of the
 # whole process tree, mpirun and its daemon included) and of wall time;
 # printed: the median ratio and its min-max, with the load average.
@@ -54,16 +55,19 @@ run() {
     perm) timed "$BIN" perm "$na" --seed=bench ;;
     a1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; cat "$DIR/o.0" > "$DIR/ref.array" ;;
     a2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; check 2 "$DIR/ref.array" ;;
+    # the element path of the library (fs_mpi_shuffle on an array of the
+    # integers) that `array` used before fs_mpi_permutation
+    e1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench --test-elements -o "$DIR/o.%d"; check 1 "$DIR/ref.array" ;;
     esac
 }
-kinds="lines l1 l2 perm a1 a2"
+kinds="lines l1 l2 perm a1 a2 e1"
 loads=()
 for ((i = 0; i < ROUNDS; i++)); do
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     # rotate the order by one every round
     order=$(echo $kinds | awk -v s="$i" '{ for (j = 0; j < NF; j++) { f = (j + s) % NF + 1; printf "%s ", $f } }')
-    # a2 checks against a1's output: keep a1 before a2 in every round
-    order=$(echo $order | tr ' ' '\n' | awk '$1 != "a2" { print } $1 == "a1" { print "a2" }' | tr '\n' ' ')
+    # a2 and e1 check against a1's output: keep a1 before them every round
+    order=$(echo $order | tr ' ' '\n' | awk '$1 != "a2" && $1 != "e1" { print } $1 == "a1" { print "a2"; print "e1" }' | tr '\n' ' ')
     for k in $order; do
         run "$k" > "$DIR/one"
         read -r c w < "$DIR/one"
@@ -93,4 +97,5 @@ row("fairshuf-mpi lines P=2", "l2", "l1")
 row("fairshuf-mpi array P=1", "a1", "perm")
 row("fairshuf-mpi array P=2", "a2", "perm")
 row("fairshuf-mpi array P=2", "a2", "a1")
+row("fairshuf-mpi array P=1, element path", "e1", "perm")
 PY

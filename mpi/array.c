@@ -1,6 +1,9 @@
-/* array.c -- fs_mpi_shuffle and fs_mpi_key (fairshuf_mpi.h): Sanders'
- * shuffle of fixed-size elements.  Records on the wire are
- * key (8) | global index (8) | element (size). */
+/* array.c -- fs_mpi_shuffle, fs_mpi_permutation and fs_mpi_key
+ * (fairshuf_mpi.h): Sanders' shuffle of fixed-size elements.  Records on
+ * the wire are key (8) | global index (8) | element (size).  In index
+ * mode (fs_mpi_permutation) the element is the global index itself: an
+ * item's pos holds it, records have no element, and nothing is
+ * gathered. */
 #include <stdlib.h>
 
 #include "advise.h"
@@ -23,15 +26,16 @@ int fs_mpi_key(MPI_Comm comm, uint8_t key[32])
 /* Records for other ranks, sorted by destination (counts per destination
  * in bytes; scount[me] stays 0); this rank's own elements are not copied
  * but become items of the local sort at once, in *own (*nown of them),
- * pointing at their bytes in `in`, grouped for fs_mpi__sort_grouped by
- * `bits` digits of slices of Pk (group ends in oend). */
-static int pack(const unsigned char *in, size_t n, size_t size,
+ * pointing at their bytes in `in` (in index mode holding their index),
+ * grouped for fs_mpi__sort_grouped by `bits` digits of slices of Pk
+ * (group ends in oend). */
+static int pack(const unsigned char *in, int idx, size_t n, size_t size,
                 uint64_t first, const uint8_t *K, int P, int me, int local,
                 unsigned Pk, unsigned bits, size_t *oend,
                 unsigned char **send, uint64_t *scount, fs_mpi__item **own,
                 size_t *nown)
 {
-    size_t rec = 16 + size, mine = 0, D = (size_t)1 << bits;
+    size_t rec = idx ? 16 : 16 + size, mine = 0, D = (size_t)1 << bits;
     uint64_t keys[KEYS];
     uint64_t *pos = calloc((size_t)P, sizeof *pos);
     if (pos == NULL)
@@ -75,18 +79,19 @@ static int pack(const unsigned char *in, size_t n, size_t size,
         fs_lines_keys(K, first + i, 0, keys, c);
         for (size_t j = 0; j < c; j++) {
             int d = local ? me : fs_mpi__dest(keys[j], P);
-            const unsigned char *e = in + (i + j) * size;
+            const unsigned char *e = idx ? NULL : in + (i + j) * size;
             if (d == me) {
                 size_t k = at[fs_mpi__digit(keys[j], Pk, bits)]++;
                 it[k].key = keys[j];
-                it[k].pos = (uintptr_t)e;
+                it[k].pos = e ? (uintptr_t)e : (uintptr_t)(first + i + j);
                 continue;
             }
             unsigned char *p = s + pos[d];
             pos[d] += rec;
             fs_mpi__put64(p, keys[j]);
             fs_mpi__put64(p + 8, first + i + j);
-            memcpy(p + 16, e, size);
+            if (e)
+                memcpy(p + 16, e, size);
         }
     }
     free(pos);
@@ -98,17 +103,21 @@ static int pack(const unsigned char *in, size_t n, size_t size,
 }
 
 /* Where the sort finds a tied item's global index: an own element's from
- * its place in the input, a received one's in its record's head. */
+ * its place in the input, a received one's in its record's head; in
+ * index mode (in == NULL) the item holds it. */
 typedef struct where {
     const unsigned char *in;
     size_t n, size;
     uint64_t first;
+    int idx; /* index mode */
 } where;
 
 static uint64_t idx_of(const void *ctx, uintptr_t pos)
 {
     const where *w = ctx;
     uintptr_t in = (uintptr_t)w->in;
+    if (w->idx)
+        return pos;
     if (w->n && pos >= in && pos < in + w->n * w->size)
         return w->first + (pos - in) / w->size;
     return fs_mpi__get64((const unsigned char *)pos - 8);
@@ -118,13 +127,15 @@ static uint64_t idx_of(const void *ctx, uintptr_t pos)
  * elements only, into *out.  own is consumed (freed).  Elements of at
  * most 16 bytes are gathered over the items themselves (element i ends
  * at or before item i's end, and item i is read before it is written):
- * no second array of n elements to allocate and fault in. */
+ * no second array of n elements to allocate and fault in.  In index mode
+ * (w->idx, size 8) an item's pos is its element. */
 static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
                   unsigned Pk, unsigned bits, const unsigned char *r,
                   uint64_t total, size_t size, const uint8_t *K,
                   const where *w, unsigned char **out, size_t *m)
 {
-    size_t rec = 16 + size, nr = (size_t)(total / rec), n = nown + nr;
+    int idx = w->idx;
+    size_t rec = idx ? 16 : 16 + size, nr = (size_t)(total / rec), n = nown + nr;
     size_t D = (size_t)1 << bits;
     fs_mpi__item *it = nr ? realloc(own, n * sizeof *it) : own;
     int inplace = size <= sizeof *it;
@@ -148,7 +159,8 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
             uint64_t key = fs_mpi__get64(r + i * rec);
             size_t j = at[fs_mpi__digit(key, Pk, bits)]++;
             it[j].key = key;
-            it[j].pos = (uintptr_t)(r + i * rec + 16);
+            it[j].pos = idx ? (uintptr_t)fs_mpi__get64(r + i * rec + 8)
+                            : (uintptr_t)(r + i * rec + 16);
         }
     }
     int rc = fs_mpi__sort_grouped(it, n, nr ? end : oend, bits, K, idx_of, w);
@@ -163,7 +175,11 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
     }
     if (inplace)
         o = (unsigned char *)it;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && idx; i++) {
+        uint64_t v = it[i].pos;
+        memcpy(o + i * 8, &v, 8);
+    }
+    for (size_t i = 0; i < n && !idx; i++) {
         if (i + 16 < n) /* the elements are read in random order */
             __builtin_prefetch((const void *)it[i + 16].pos);
         const unsigned char *e = (const unsigned char *)it[i].pos;
@@ -183,9 +199,7 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
     return FS_OK;
 }
 
-/* FS_MPI_BALANCED: global positions [N*t/P, N*(t+1)/P) go to rank t; the
- * ordered pieces are contiguous, so they arrive in order. */
-static int balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
+int fs_mpi__balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
 {
     int P;
     MPI_Comm_size(comm, &P);
@@ -224,22 +238,15 @@ static int balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
     return FS_OK;
 }
 
-int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
-                   size_t *out_n, const uint8_t key[32], unsigned flags,
-                   MPI_Comm comm)
+/* Both entry points, their arguments checked and agreed on: n elements of
+ * `size` bytes at in, or in index mode (idx) this rank's n indices, the
+ * global ones after the other ranks' (size 8). */
+static int shuffle(const void *in, int idx, size_t n, size_t size,
+                   void **out, size_t *out_n, const uint8_t key[32],
+                   unsigned flags, MPI_Comm comm)
 {
-    int P, st;
+    int P, st, rc;
     MPI_Comm_size(comm, &P);
-    *out = NULL;
-    *out_n = 0;
-    int rc = FS_OK;
-    if (size == 0 || (flags & ~(unsigned)(FS_MPI_BALANCED | FS_MPI__LOCAL_ONLY)) || (n && !in) ||
-        key == NULL)
-        rc = FS_EINVAL;
-    else if (size > (SIZE_MAX - 16) / 2 || (n && n > SIZE_MAX / (16 + size)))
-        rc = FS_ERANGE;
-    if (fs_mpi__agree(comm, rc, &st) >= 0)
-        return rc != FS_OK ? rc : st;
     uint64_t mine = n, first = 0;
     MPI_Exscan(&mine, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
     int rank;
@@ -254,8 +261,9 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
     int local = (flags & FS_MPI__LOCAL_ONLY) != 0;
     unsigned bits = fs_mpi__bits(n), Pk = local ? 1 : (unsigned)P;
     size_t *oend = malloc(((size_t)1 << bits) * sizeof *oend);
-    rc = sc && rcnt && oend ? pack(in, n, size, first, key, P, rank, local,
-                                   Pk, bits, oend, &send, sc, &own, &nown)
+    rc = sc && rcnt && oend ? pack(in, idx, n, size, first, key, P, rank,
+                                   local, Pk, bits, oend, &send, sc, &own,
+                                   &nown)
                             : FS_ENOMEM;
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
@@ -271,7 +279,7 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
         goto done;
     }
     size_t m = 0;
-    where w = {(const unsigned char *)in, n, size, first};
+    where w = {(const unsigned char *)in, n, size, first, idx};
     rc = unpack(own, nown, oend, Pk, bits, recv, total, size, key, &w, &o, &m);
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
@@ -279,7 +287,7 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
         goto done;
     }
     if (flags & FS_MPI_BALANCED) {
-        rc = balance(comm, &o, &m, size);
+        rc = fs_mpi__balance(comm, &o, &m, size);
         if (rc != FS_OK) {
             free(o);
             goto done;
@@ -293,5 +301,44 @@ done:
     free(rcnt);
     free(send);
     free(recv);
+    return rc;
+}
+
+int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
+                   size_t *out_n, const uint8_t key[32], unsigned flags,
+                   MPI_Comm comm)
+{
+    int st, rc = FS_OK;
+    *out = NULL;
+    *out_n = 0;
+    if (size == 0 || (flags & ~(unsigned)(FS_MPI_BALANCED | FS_MPI__LOCAL_ONLY)) || (n && !in) ||
+        key == NULL)
+        rc = FS_EINVAL;
+    else if (size > (SIZE_MAX - 16) / 2 || (n && n > SIZE_MAX / (16 + size)))
+        rc = FS_ERANGE;
+    if (fs_mpi__agree(comm, rc, &st) >= 0)
+        return rc != FS_OK ? rc : st;
+    return shuffle(in, 0, n, size, out, out_n, key, flags, comm);
+}
+
+int fs_mpi_permutation(uint64_t N, uint64_t **out, size_t *out_n,
+                       const uint8_t key[32], unsigned flags, MPI_Comm comm)
+{
+    int P, rank, st, rc = FS_OK;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &rank);
+    *out = NULL;
+    *out_n = 0;
+    uint64_t lo = (uint64_t)((unsigned __int128)N * (unsigned)rank / (unsigned)P);
+    uint64_t hi = (uint64_t)((unsigned __int128)N * (unsigned)(rank + 1) / (unsigned)P);
+    if ((flags & ~(unsigned)(FS_MPI_BALANCED | FS_MPI__LOCAL_ONLY)) || key == NULL)
+        rc = FS_EINVAL;
+    else if (hi - lo > SIZE_MAX / 32 || (N && N - 1 > UINTPTR_MAX))
+        rc = FS_ERANGE;
+    if (fs_mpi__agree(comm, rc, &st) >= 0)
+        return rc != FS_OK ? rc : st;
+    void *o = NULL;
+    rc = shuffle(NULL, 1, (size_t)(hi - lo), 8, &o, out_n, key, flags, comm);
+    *out = o;
     return rc;
 }

@@ -65,6 +65,21 @@ int fs_mpi_shuffle(const void *in, size_t n, size_t size, void **out,
                    size_t *out_n, const uint8_t key[32], unsigned flags,
                    MPI_Comm comm);
 
+/* The keyed permutation of the integers 0..N-1, none of them held by the
+ * caller: rank r contributes [N*r/P, N*(r+1)/P) and receives in *out
+ * (malloc'd; free() it; NULL when *out_n is 0) its *out_n values of the
+ * permutation, in order -- exactly what fs_mpi_shuffle gives when every
+ * rank passes its range as an array of uint64_t (so the concatenation is
+ * `seq 0 N-1 | fairshuf lines --seed`'s order), in less memory and time:
+ * no element array, 16-byte records, nothing gathered at random.  N, key
+ * and flags the same on every rank; flags: 0 or FS_MPI_BALANCED.  Errors:
+ * FS_EINVAL (flags unknown, key NULL), FS_ENOMEM, FS_ERANGE (a rank's
+ * range does not fit in memory), on every rank alike.  Memory about
+ * 2 x 16 bytes per value held (the values out, 8 bytes each, are
+ * written over the sort's items). */
+int fs_mpi_permutation(uint64_t N, uint64_t **out, size_t *out_n,
+                       const uint8_t key[32], unsigned flags, MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,8 +30,8 @@ static const char usage_text[] =
     "lines: the lines of the FILEs' concatenation (regular files, visible\n"
     "at the same paths on every rank); each rank reads a byte range of it\n"
     "split at line boundaries.\n"
-    "array: the integers 0..N-1 held across the ranks, shuffled by the\n"
-    "library's fs_mpi_shuffle (fairshuf_mpi.h); one per line.\n"
+    "array: the integers 0..N-1, a range per rank, permuted by the\n"
+    "library's fs_mpi_permutation (fairshuf_mpi.h); one per line.\n"
     "\n"
     "  -o, --output=PATTERN  shard names; %d is the rank, %% a percent sign\n"
     "      --seed=S          reproducible order (the key of fairshuf lines);\n"
@@ -66,7 +66,7 @@ static const char usage_text[] =
 
 typedef struct opts {
     const char *cmd, *output, *seed, *tmpdir;
-    int zero, csv, stats, balanced, local_only, fail_rank;
+    int zero, csv, stats, balanced, local_only, elements, fail_rank;
     uint64_t memory, n, chunk, runs;
     uint64_t head, header;   /* lines: -n (UINT64_MAX: all), --header */
     int have_head;
@@ -90,7 +90,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 enum { O_SEED = 256, O_HEADER, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
-       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV };
+       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV, O_ELEMENTS };
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -110,6 +110,7 @@ static int parse(int argc, char **argv, opts *o)
         /* test hooks, not in --help: tests/cli/mpi.bats */
         {"test-fail-read", required_argument, NULL, O_FAIL_READ},
         {"test-local-only", no_argument, NULL, O_LOCAL_ONLY},
+        {"test-elements", no_argument, NULL, O_ELEMENTS},
         {"test-chunk", required_argument, NULL, O_CHUNK},
         {"test-runs", required_argument, NULL, O_RUNS},
         {NULL, 0, NULL, 0}};
@@ -145,6 +146,7 @@ static int parse(int argc, char **argv, opts *o)
         case O_STATS: o->stats = 1; break;
         case O_BALANCED: o->balanced = 1; break;
         case O_LOCAL_ONLY: o->local_only = 1; break;
+        case O_ELEMENTS: o->elements = 1; break;
         case O_MEMORY:
             if (cli_parse_size(optarg, &o->memory) != 0 || o->memory == 0)
                 return usage_error("invalid memory size: '%s'", optarg);
@@ -253,17 +255,18 @@ static void stats(const opts *o, const fs_mpi_lines_result *res)
     (void)o;
 }
 
-/* The array command: rank r holds [N r/P, N (r+1)/P) as 64-bit integers,
- * fs_mpi_shuffle permutes them, the shard is one decimal per line.  The
- * test hook --test-runs=R does R shuffles with the seeds S:0 .. S:R-1 in
- * one job, each line "RUN VALUE" (mpirun's start-up dominates small
- * runs). */
+/* The array command: the integers 0..N-1, rank r's [N r/P, N (r+1)/P),
+ * permuted by fs_mpi_permutation, the shard is one decimal per line.  The
+ * test hook --test-elements holds them as an array of 64-bit integers and
+ * calls fs_mpi_shuffle instead (the same output); --test-runs=R does R
+ * shuffles with the seeds S:0 .. S:R-1 in one job, each line "RUN VALUE"
+ * (mpirun's start-up dominates small runs). */
 static int run_array(const opts *o, const uint8_t key[32],
                      fs_mpi_lines_result *res)
 {
     uint64_t lo = (uint64_t)((unsigned __int128)o->n * (unsigned)rank_ / (unsigned)P_);
     uint64_t hi = (uint64_t)((unsigned __int128)o->n * (unsigned)(rank_ + 1) / (unsigned)P_);
-    size_t n = (size_t)(hi - lo);
+    size_t n = o->elements ? (size_t)(hi - lo) : 0;
     uint64_t *v = malloc((n ? n : 1) * sizeof *v), *out = NULL;
     size_t m = 0;
     fs_mpi__shard sh;
@@ -298,8 +301,10 @@ static int run_array(const opts *o, const uint8_t key[32],
                      (unsigned long long)j);
             fs_seed_to_key(seed, k);
         }
-        rc = fs_mpi_shuffle(v, n, sizeof *v, (void **)&out, &m, k, flags,
-                            MPI_COMM_WORLD);
+        rc = o->elements ? fs_mpi_shuffle(v, n, sizeof *v, (void **)&out, &m,
+                                          k, flags, MPI_COMM_WORLD)
+                         : fs_mpi_permutation(o->n, &out, &m, k, flags,
+                                              MPI_COMM_WORLD);
         if (rc != FS_OK) { /* the same status on every rank */
             snprintf(res->msg, sizeof res->msg, "shuffle: %s", fs_strerror(rc));
             bad = 0;

@@ -59,19 +59,13 @@ enum { SMALL = 32 };
 
 enum { FINEBITS = 12 };
 
-/* Sorts a[0..n), a group of a few thousand items (it stays in cache), by
- * key, with tmp[0..n) as scratch: one scatter by about log2(n) bits below
- * the group's common top bits -- about one item per digit -- then one
- * insertion pass over the whole group, which only moves items inside
- * their digit.  A digit holding more than SMALL items (keys not spread
- * evenly: tests, ties) is sorted first by the same function, so the
- * pass stays linear. */
-static void fine(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
+/* Scatters a[0..n) into tmp by up to `want` digits (at most FINEBITS,
+ * at most the keys' spread) below the keys' common top bits; cnt[d] ends
+ * as the end of digit d's part.  Returns the number of digits, 0 when
+ * every key is equal (nothing moved). */
+static size_t scatter(const fs_mpi__item *a, fs_mpi__item *tmp, size_t n,
+                      unsigned want, size_t cnt[1u << FINEBITS])
 {
-    if (n <= SMALL) {
-        insertion(a, n);
-        return;
-    }
     uint64_t lo = a[0].key, hi = a[0].key;
     for (size_t i = 1; i < n; i++) {
         uint64_t k = a[i].key;
@@ -79,14 +73,12 @@ static void fine(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
         hi = k > hi ? k : hi;
     }
     if (lo == hi)
-        return;
-    unsigned width = 64 - (unsigned)__builtin_clzll(hi - lo), bits = 1;
-    while (bits < FINEBITS && ((size_t)1 << bits) < n)
-        bits++;
-    if (bits > width)
-        bits = width;
+        return 0;
+    unsigned width = 64 - (unsigned)__builtin_clzll(hi - lo);
+    unsigned bits = want < FINEBITS ? want : FINEBITS;
+    bits = bits < width ? bits : width;
     unsigned shift = width - bits;
-    size_t cnt[1u << FINEBITS], D = (size_t)1 << bits;
+    size_t D = (size_t)1 << bits;
     memset(cnt, 0, D * sizeof *cnt);
     for (size_t i = 0; i < n; i++)
         cnt[(a[i].key - lo) >> shift]++;
@@ -97,6 +89,27 @@ static void fine(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         tmp[cnt[(a[i].key - lo) >> shift]++] = a[i];
+    return D;
+}
+
+/* Sorts a[0..n), a group of a few thousand items (it stays in cache), by
+ * key, with tmp[0..n) as scratch: one scatter by about log2(n) digits --
+ * about one item per digit -- then one insertion pass over the whole
+ * group, which only moves items inside their digit.  A digit holding
+ * more than SMALL items (keys not spread evenly: tests, ties) is sorted
+ * first by the same function, so the pass stays linear. */
+static void fine(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
+{
+    if (n <= SMALL) {
+        insertion(a, n);
+        return;
+    }
+    unsigned want = 1;
+    while (want < FINEBITS && ((size_t)1 << want) < n)
+        want++;
+    size_t cnt[1u << FINEBITS], D = scatter(a, tmp, n, want, cnt);
+    if (D == 0)
+        return;
     memcpy(a, tmp, n * sizeof *a);
     for (size_t d = 0, start = 0; d < D; start = cnt[d++])
         if (cnt[d] - start > SMALL)
@@ -138,28 +151,7 @@ static void spread(fs_mpi__item *a, fs_mpi__item *tmp, size_t n)
         fine(a, tmp, n);
         return;
     }
-    uint64_t lo = a[0].key, hi = a[0].key;
-    for (size_t i = 1; i < n; i++) {
-        uint64_t k = a[i].key;
-        lo = k < lo ? k : lo;
-        hi = k > hi ? k : hi;
-    }
-    if (lo == hi)
-        return;
-    unsigned width = 64 - (unsigned)__builtin_clzll(hi - lo);
-    unsigned bits = fs_mpi__bits(n) < width ? fs_mpi__bits(n) : width;
-    unsigned shift = width - bits;
-    size_t cnt[1u << FINEBITS], D = (size_t)1 << bits;
-    memset(cnt, 0, D * sizeof *cnt);
-    for (size_t i = 0; i < n; i++)
-        cnt[(a[i].key - lo) >> shift]++;
-    for (size_t d = 0, sum = 0; d < D; d++) {
-        size_t c = cnt[d];
-        cnt[d] = sum;
-        sum += c;
-    }
-    for (size_t i = 0; i < n; i++)
-        tmp[cnt[(a[i].key - lo) >> shift]++] = a[i];
+    size_t cnt[1u << FINEBITS], D = scatter(a, tmp, n, fs_mpi__bits(n), cnt);
     for (size_t d = 0, start = 0; d < D; start = cnt[d++]) {
         memcpy(a + start, tmp + start, (cnt[d] - start) * sizeof *a);
         fine(a + start, tmp + start, cnt[d] - start);

@@ -121,7 +121,8 @@ shards() {
     ! shards 3 a | cmp -s - <(shards 3 b) # 200! orders: equal means a fixed key
 }
 
-# The array entry point (fs_mpi_shuffle) through `fairshuf-mpi array N`.
+# The array entry points (fs_mpi_permutation; fs_mpi_shuffle with
+# --test-elements) through `fairshuf-mpi array N`.
 @test "mpi array: equals the keyed order; --balanced gives equal shard sizes" {
     need_mpi
     seq 0 999 > in
@@ -131,6 +132,23 @@ shards() {
     mpi 3 array 1000 --seed=arr --balanced -o b.%d
     shards 3 b | cmp - ref
     [ "$(wc -l < b.0)" -eq 333 ] && [ "$(wc -l < b.1)" -eq 333 ] && [ "$(wc -l < b.2)" -eq 334 ]
+}
+
+# `array` runs fs_mpi_permutation (no element array); --test-elements
+# holds the integers and runs fs_mpi_shuffle: the same shards, any P.
+@test "mpi array: fs_mpi_permutation gives fs_mpi_shuffle's shards (P = 1..3, N = 0, 1, 5, 1000, --balanced)" {
+    need_mpi
+    for p in 1 2 3; do
+        for n in 0 1 5 1000; do
+            for b in "" --balanced; do
+                rm -f e.* q.*
+                mpi "$p" array "$n" --seed=pe $b --test-elements -o e.%d
+                mpi "$p" array "$n" --seed=pe $b --test-chunk=48 -o q.%d
+                for ((r = 0; r < p; r++)); do cmp "e.$r" "q.$r"; done
+            done
+        done
+        seq 0 999 | "$FS_BIN" lines --seed=pe | cmp - <(shards "$p" q)
+    done
 }
 
 # uniformity RUNS_FILE: chi-square of the position matrix (6 values x 6
