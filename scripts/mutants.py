@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """mutants.py -- mutation testing of the suite (`make mutants`; opt-in).
 
-Each folder of lib/, programs/ and service/ may hold a MUTANTS file listing small,
+Each folder of lib/, programs/ and service/ (and mpi/, when mpicc is found) may hold a
+MUTANTS file listing small,
 realistic bugs planted in the code next to it (format below).  For each
 mutant, in a scratch copy of the tree (never the real one), the original
 text is replaced, the tree rebuilt and the suite run until its first failing
@@ -95,7 +96,8 @@ def parse(path):
 
 def all_mutants(root):
     files = []
-    for top in ("lib", "programs", "service"):
+    tops = ("lib", "programs", "service") + (("mpi",) if shutil.which("mpicc") else ())
+    for top in tops:
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             if "MUTANTS" in names:
                 files.append(os.path.join(dirpath, "MUTANTS"))
@@ -126,6 +128,9 @@ def copy_tree(dst):
 def test_files(tree):
     units = sorted(f[:-2] for f in os.listdir(os.path.join(tree, "tests/unit"))
                    if f.startswith("test_") and f.endswith(".c"))
+    if shutil.which("mpicc"):  # built by the Makefile when mpicc is found
+        units += sorted(f[:-2] for f in os.listdir(os.path.join(tree, "mpi/tests"))
+                        if f.startswith("test_") and f.endswith(".c"))
     bats = sorted(f for f in os.listdir(os.path.join(tree, "tests/cli"))
                   if f.endswith(".bats"))
     return units + bats

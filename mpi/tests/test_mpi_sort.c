@@ -63,11 +63,8 @@ static void ties_by_next_level(void **s)
     assert_false(rising);
 }
 
-/* Random distinct keys: plain ascending order (radix path, n >= 64). */
-static void sorts_keys(void **s)
+static void sorts_n(size_t N)
 {
-    (void)s;
-    enum { N = 5000 };
     fs_mpi__item *a = malloc(N * sizeof *a);
     uint64_t *k = malloc(N * sizeof *k);
     assert_non_null(a);
@@ -83,6 +80,17 @@ static void sorts_keys(void **s)
     free(a);
     free(k);
 }
+
+/* Random distinct keys: plain ascending order -- 5000 items (one group,
+ * sorted in cache) and 20000 (first scattered into groups by the top
+ * digits, each group then sorted). */
+static void sorts_keys(void **s)
+{
+    (void)s;
+    for (size_t N = 5000; N <= 20000; N += 15000)
+        sorts_n(N);
+}
+
 
 static int by_key(const void *a, const void *b)
 {
