@@ -104,7 +104,7 @@ static int pack(const unsigned char *in, int idx, size_t n, size_t size,
 
 /* Where the sort finds a tied item's global index: an own element's from
  * its place in the input, a received one's in its record's head; in
- * index mode (in == NULL) the item holds it. */
+ * index mode (w->idx) the item holds it. */
 typedef struct where {
     const unsigned char *in;
     size_t n, size;
