@@ -108,5 +108,9 @@ static inline void fs__batch_down(fs__wsrc *w, uint64_t b, unsigned k,
 /* The batched shuffle (batched.c). */
 void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
                              fs_rng *rng);
+/* The same shuffle (the same draws and swaps) that also prefetches the
+ * pflen bytes at pf, one 64-byte line per batch, for what runs next. */
+void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
+                                fs_rng *rng, const void *pf, size_t pflen);
 
 #endif

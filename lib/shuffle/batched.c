@@ -49,9 +49,12 @@
  * One function per (element type, K) runs the whole range where the rule
  * gives K, with the word pointer in locals: a tight loop the compiler
  * keeps in registers (the generic form spilled to the stack and ran ~1.5x
- * slower).  Returns the next i. */
-#define DEFINE_DOWN(T, K)                                                 \
-    static size_t down_##T##_##K(T *a, size_t i, fs__wsrc *w)             \
+ * slower).  Returns the next i.  The _pf forms also prefetch one 64-byte
+ * line of [*pf, pfe) per batch (the bucket shuffle's next bucket, brought
+ * in while this one is shuffled in cache); the draws and swaps are the
+ * same. */
+#define DEFINE_DOWN(T, K, SUF, PFARGS, PFSTEP)                            \
+    static size_t down_##T##_##K##SUF(T *a, size_t i, fs__wsrc *w PFARGS) \
     {                                                                     \
         const unsigned char *p = w->p, *e = w->e;                         \
         while (i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {                 \
@@ -68,6 +71,7 @@
             }                                                             \
             if (REJECTED(lo, prod, w))                                    \
                 continue; /* redraw the whole batch */                    \
+            PFSTEP                                                        \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 T tmp = a[i - t];                                         \
@@ -80,25 +84,36 @@
         w->e = e;                                                         \
         return i;                                                         \
     }
+#define PF_ARGS , const unsigned char **pf, const unsigned char *pfe
+#define PF_STEP                                                           \
+    if (*pf < pfe) {                                                      \
+        __builtin_prefetch(*pf, 1, 3);                                    \
+        *pf += 64;                                                        \
+    }
+#define PF_PASS , &q, qe
+#define DEFINE_DOWN_K(T, K)                                               \
+    DEFINE_DOWN(T, K, , , )                                               \
+    DEFINE_DOWN(T, K, _pf, PF_ARGS, PF_STEP)
 #define DEFINE_DOWN_ALL(T)                                                \
-    DEFINE_DOWN(T, 1)                                                     \
-    DEFINE_DOWN(T, 2)                                                     \
-    DEFINE_DOWN(T, 3)                                                     \
-    DEFINE_DOWN(T, 4)                                                     \
-    DEFINE_DOWN(T, 5)                                                     \
-    DEFINE_DOWN(T, 6)
+    DEFINE_DOWN_K(T, 1)                                                   \
+    DEFINE_DOWN_K(T, 2)                                                   \
+    DEFINE_DOWN_K(T, 3)                                                   \
+    DEFINE_DOWN_K(T, 4)                                                   \
+    DEFINE_DOWN_K(T, 5)                                                   \
+    DEFINE_DOWN_K(T, 6)
 DEFINE_DOWN_ALL(uint64_t)
 DEFINE_DOWN_ALL(uint32_t)
 
-#define DOWN_TYPED(T)                                                     \
+/* SUF: empty or _pf; ARGS: nothing or the prefetch arguments. */
+#define DOWN_TYPED(T, SUF, ARGS)                                          \
     do {                                                                  \
         T *a = (T *)(void *)base;                                         \
-        i = down_##T##_1(a, i, &w);                                       \
-        i = down_##T##_2(a, i, &w);                                       \
-        i = down_##T##_3(a, i, &w);                                       \
-        i = down_##T##_4(a, i, &w);                                       \
-        i = down_##T##_5(a, i, &w);                                       \
-        i = down_##T##_6(a, i, &w);                                       \
+        i = down_##T##_1##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_2##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_3##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_4##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_5##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_6##SUF(a, i, &w ARGS);                             \
         if (i > 0) { /* the last i < 6 indices: one batch of k = i */     \
             uint64_t j[FS_BATCH_MAX];                                     \
             unsigned k = (unsigned)i;                                     \
@@ -111,18 +126,25 @@ DEFINE_DOWN_ALL(uint32_t)
         }                                                                 \
     } while (0)
 
-void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
-                             fs_rng *rng)
+void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
+                                fs_rng *rng, const void *pf, size_t pflen)
 {
     if (n < 2)
         return;
     fs__wsrc w;
     fs__wsrc_open(&w, rng);
     size_t i = n - 1;
+    const unsigned char *q = pf, *qe = q + pflen;
     if (size == 8 && ((uintptr_t)base & 7) == 0) {
-        DOWN_TYPED(uint64_t);
+        if (pflen)
+            DOWN_TYPED(uint64_t, _pf, PF_PASS);
+        else
+            DOWN_TYPED(uint64_t, , );
     } else if (size == 4 && ((uintptr_t)base & 3) == 0) {
-        DOWN_TYPED(uint32_t);
+        if (pflen)
+            DOWN_TYPED(uint32_t, _pf, PF_PASS);
+        else
+            DOWN_TYPED(uint32_t, , );
     } else {
         while (i > 0) {
             unsigned k = fs__batch_k((uint64_t)i + 1);
@@ -133,7 +155,17 @@ void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
             for (unsigned t = 0; t < k; t++, i--)
                 if (j[t] != i)
                     fs__swap(base + i * size, base + j[t] * size, size);
+            if (q < qe) {
+                __builtin_prefetch(q, 1, 3);
+                q += 64;
+            }
         }
     }
     fs__wsrc_close(&w);
+}
+
+void fs__durstenfeld_batched(unsigned char *base, size_t n, size_t size,
+                             fs_rng *rng)
+{
+    fs__durstenfeld_batched_pf(base, n, size, rng, NULL, 0);
 }
