@@ -53,7 +53,7 @@
  * line of [*pf, pfe) per batch (the bucket shuffle's next bucket, brought
  * in while this one is shuffled in cache); the draws and swaps are the
  * same. */
-#define DEFINE_DOWN(T, K, SUF, PFARGS, PFSTEP)                            \
+#define DEFINE_DOWN(T, K, SUF, PFARGS, PFSTEP, LASTEP)                    \
     static size_t down_##T##_##K##SUF(T *a, size_t i, fs__wsrc *w PFARGS) \
     {                                                                     \
         const unsigned char *p = w->p, *e = w->e;                         \
@@ -63,6 +63,7 @@
             for (unsigned t = 1; t < (K); t++)                            \
                 prod *= b - t;                                            \
             NEXT_WORD(lo, p, e, w);                                       \
+            LASTEP                                                        \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
@@ -91,9 +92,28 @@
         *pf += 64;                                                        \
     }
 #define PF_PASS , &q, qe
+/* The _la forms (arrays beyond L2) also prefetch the elements the batch
+ * LA batches ahead will swap: its word is already in the buffer, so its
+ * indices are decoded as if no batch between is rejected (a rare
+ * rejection only makes a prefetch miss; the draws are not changed). */
+enum { LA = 8 };
+/* Arrays of more bytes than this take the _la forms. */
+#define LOOK_MIN_BYTES ((size_t)1 << 20)
+#define LOOK_STEP(K)                                                      \
+    if (FS_LIKELY((size_t)(e - p) >= 8 * LA) && b > (uint64_t)LA * (K) + (K)) { \
+        uint64_t x, bb = b - (uint64_t)LA * (K);                          \
+        memcpy(&x, p + 8 * (LA - 1), 8);                                  \
+        FS_UNROLL                                                         \
+        for (unsigned t = 0; t < (K); t++) {                              \
+            fs_u128 m = (fs_u128)x * (bb - t);                            \
+            __builtin_prefetch(&a[(uint64_t)(m >> 64)], 1, 3);            \
+            x = (uint64_t)m;                                              \
+        }                                                                 \
+    }
 #define DEFINE_DOWN_K(T, K)                                               \
-    DEFINE_DOWN(T, K, , , )                                               \
-    DEFINE_DOWN(T, K, _pf, PF_ARGS, PF_STEP)
+    DEFINE_DOWN(T, K, , , , )                                             \
+    DEFINE_DOWN(T, K, _pf, PF_ARGS, PF_STEP, )                            \
+    DEFINE_DOWN(T, K, _la, , , LOOK_STEP(K))
 #define DEFINE_DOWN_ALL(T)                                                \
     DEFINE_DOWN_K(T, 1)                                                   \
     DEFINE_DOWN_K(T, 2)                                                   \
@@ -135,14 +155,19 @@ void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
     fs__wsrc_open(&w, rng);
     size_t i = n - 1;
     const unsigned char *q = pf, *qe = q + pflen;
+    int look = n * size > LOOK_MIN_BYTES;
     if (size == 8 && ((uintptr_t)base & 7) == 0) {
         if (pflen)
             DOWN_TYPED(uint64_t, _pf, PF_PASS);
+        else if (look)
+            DOWN_TYPED(uint64_t, _la, );
         else
             DOWN_TYPED(uint64_t, , );
     } else if (size == 4 && ((uintptr_t)base & 3) == 0) {
         if (pflen)
             DOWN_TYPED(uint32_t, _pf, PF_PASS);
+        else if (look)
+            DOWN_TYPED(uint32_t, _la, );
         else
             DOWN_TYPED(uint32_t, , );
     } else {
