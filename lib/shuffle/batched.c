@@ -85,10 +85,10 @@
         w->e = e;                                                         \
         return i;                                                         \
     }
-#define PF_ARGS , const unsigned char **pf, const unsigned char *pfe
+#define PF_ARGS , uintptr_t *pf, uintptr_t pfe
 #define PF_STEP                                                           \
     if (*pf < pfe) {                                                      \
-        __builtin_prefetch(*pf, 1, 3);                                    \
+        __builtin_prefetch((const void *)*pf, 1, 3);                      \
         *pf += 64;                                                        \
     }
 #define PF_PASS , &q, qe
@@ -124,7 +124,7 @@ enum { LA = 8 };
 DEFINE_DOWN_ALL(uint64_t)
 DEFINE_DOWN_ALL(uint32_t)
 
-/* SUF: empty or _pf; ARGS: nothing or the prefetch arguments. */
+/* SUF: empty, _pf or _la; ARGS: the prefetch arguments with _pf. */
 #define DOWN_TYPED(T, SUF, ARGS)                                          \
     do {                                                                  \
         T *a = (T *)(void *)base;                                         \
@@ -154,7 +154,8 @@ void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
     fs__wsrc w;
     fs__wsrc_open(&w, rng);
     size_t i = n - 1;
-    const unsigned char *q = pf, *qe = q + pflen;
+    /* addresses as integers: the last step may pass the region's end */
+    uintptr_t q = (uintptr_t)pf, qe = q + pflen;
     int look = n * size > LOOK_MIN_BYTES;
     if (size == 8 && ((uintptr_t)base & 7) == 0) {
         if (pflen)
@@ -181,7 +182,7 @@ void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
                 if (j[t] != i)
                     fs__swap(base + i * size, base + j[t] * size, size);
             if (q < qe) {
-                __builtin_prefetch(q, 1, 3);
+                __builtin_prefetch((const void *)q, 1, 3);
                 q += 64;
             }
         }

@@ -153,7 +153,9 @@ static void reference_auto(uint64_t *a, size_t n, fs_rng *rng)
 static void auto_stream_matches_spec(void **s)
 {
     (void)s;
-    static const size_t sizes[] = {2, 3, 7, 8, 54, 1000, 5000, 70000};
+    /* 300000: past 1 MiB at 8 and 4 bytes, where the loops also prefetch
+     * ahead (batched.c's _la forms: same draws and swaps) */
+    static const size_t sizes[] = {2, 3, 7, 8, 54, 1000, 5000, 70000, 300000};
     const char *rngs[] = {"xoshiro256ss", "chacha20", "pcg64"};
     /* skip 0..2 u32 first: the shuffle then starts mid-buffer, off the
      * 8-byte grid (the xoshiro fast path must fall back correctly) */
