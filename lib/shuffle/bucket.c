@@ -311,33 +311,61 @@ static void dest_unit(plan *p, size_t u)
  * different path ends never meet, with no locks.  Fills dst from slot s
  * on down the path, to its start or to slot `stop` (a cycle's first
  * slot); returns the last slot emptied. */
+typedef struct walker {
+    unsigned char *dst; /* what the next copy fills */
+    uint32_t s, w;      /* the next slot to empty; the next to prefetch */
+} walker;
+
+static inline void prefetch_block(const unsigned char *q, size_t BB)
+{
+    for (size_t o = 0; o < BB; o += 64)
+        __builtin_prefetch(q + o, 0, 3);
+}
+
+/* Starts the walk of a path at slot s (filling dst first), prefetching
+ * the first `ahead` + 1 blocks. */
+static inline void walk_start(const plan *p, walker *k, unsigned char *dst,
+                              uint32_t s, uint32_t stop, int ahead)
+{
+    const size_t BB = p->bs * p->size;
+    uint32_t w = s;
+    for (int j = 0; j < ahead + 1 && w < GONE && w != stop; j++) {
+        prefetch_block(p->base + (size_t)w * BB, BB);
+        w = p->inv[w];
+    }
+    *k = (walker){dst, s, w};
+}
+
+/* One copy of the walk; 0 when the path has ended (k->dst is then the
+ * last slot emptied). */
+static inline int walk_step(plan *p, walker *k, uint32_t stop)
+{
+    const size_t BB = p->bs * p->size;
+    unsigned char *base = p->base;
+    uint32_t *inv = p->inv;
+    uint32_t s = k->s, w = k->w;
+    if (s >= GONE || s == stop)
+        return 0;
+    if (w < GONE && w != stop) {
+        prefetch_block(base + (size_t)w * BB, BB);
+        w = inv[w];
+    }
+    unsigned char *src = base + (size_t)s * BB;
+    copy_block(k->dst, src, BB);
+    uint32_t next = inv[s];
+    inv[s] = GONE;
+    *k = (walker){src, next, w};
+    return 1;
+}
+
 static unsigned char *pull(plan *p, unsigned char *dst, uint32_t s,
                            uint32_t stop)
 {
-    enum { AHEAD = 8 };
-    const size_t BB = p->bs * p->size;
-    uint32_t w = s;
-    for (int j = 0; j < AHEAD + 1 && w < GONE && w != stop; j++) {
-        const unsigned char *q = p->base + (size_t)w * BB;
-        for (size_t o = 0; o < BB; o += 64)
-            __builtin_prefetch(q + o, 0, 3);
-        w = p->inv[w];
-    }
-    while (s < GONE && s != stop) {
-        if (w < GONE && w != stop) {
-            const unsigned char *q = p->base + (size_t)w * BB;
-            for (size_t o = 0; o < BB; o += 64)
-                __builtin_prefetch(q + o, 0, 3);
-            w = p->inv[w];
-        }
-        unsigned char *src = p->base + (size_t)s * BB;
-        copy_block(dst, src, BB);
-        dst = src;
-        uint32_t next = p->inv[s];
-        p->inv[s] = GONE;
-        s = next;
-    }
-    return dst;
+    walker k;
+    walk_start(p, &k, dst, s, stop, 8);
+    while (walk_step(p, &k, stop))
+        ;
+    return k.dst;
 }
 
 /* Is slot g one of its unit's blocks (classify puts them first)? */
@@ -348,19 +376,36 @@ static int is_block(const plan *p, size_t g)
 }
 
 /* The path ends among slots [lo, hi): the slots that held no block (past
- * their unit's blocks) but get one; each path pulled from its end. */
+ * their unit's blocks) but get one; each path pulled from its end.  Paths
+ * share no slot, so WALKERS of them are pulled a step each in turn: the
+ * metadata reads of one (inv[], a cache miss each) overlap the others'
+ * instead of all waiting in one chain.  The result is the same in any
+ * order. */
 static void paths(plan *p, size_t lo, size_t hi)
 {
+    enum { WALKERS = 4, AHEAD = 4 };
+    walker k[WALKERS];
+    int live = 0;
     size_t u = unit_of_slot(p, lo);
     size_t first = unit_lo(p, u) / p->bs, next = unit_lo(p, u + 1) / p->bs;
-    for (size_t g = lo; g < hi; g++) {
-        if (g == next) {
-            u++;
-            first = next;
-            next = unit_lo(p, u + 1) / p->bs;
+    size_t g = lo;
+    for (;;) {
+        while (live < WALKERS && g < hi) { /* the next path end */
+            if (g == next) {
+                u++;
+                first = next;
+                next = unit_lo(p, u + 1) / p->bs;
+            }
+            if (g - first >= p->full[u] && p->inv[g] != NOBLOCK)
+                walk_start(p, &k[live++], p->base + g * p->bs * p->size,
+                           p->inv[g], NOBLOCK, AHEAD);
+            g++;
         }
-        if (g - first >= p->full[u] && p->inv[g] != NOBLOCK)
-            pull(p, p->base + g * p->bs * p->size, p->inv[g], NOBLOCK);
+        if (live == 0)
+            return;
+        for (int i = 0; i < live; i++)
+            if (!walk_step(p, &k[i], NOBLOCK))
+                k[i--] = k[--live];
     }
 }
 
