@@ -48,7 +48,9 @@
  * Cost: one byte of label keystream per element; step 2 reads and writes
  * each element about twice (classify, then the block moves) and the tails
  * once more; step 3 works in cache.  Memory (docs/performance.md): per
- * block slot a tag byte and a 4-byte source; the tails, fewer than
+ * block slot a 4-byte source, whose top byte holds the slot's tag until
+ * the sources are known (below 2^24 - 1 slots, n < about 10^9 of 8 bytes;
+ * beyond, a separate tag byte per slot); the tails, fewer than
  * U * B * BS elements (BS is capped so that is at most n / 32; about
  * n / 400 are used at n = 1e8); per thread B * BS elements of buffer. */
 #if defined(__SSE2__)
@@ -99,7 +101,9 @@ typedef struct plan {
     size_t tcap;         /* tail room per unit (elements): B * (bs - 1) */
     size_t *pre;         /* nunits x B: blocks of bucket b before unit u */
     size_t *full;        /* nunits: blocks of unit u (its first slots) */
-    unsigned char *tag;  /* per slot: the bucket of its block */
+    unsigned char *tag;  /* slot g's tag (its block's bucket): tag[g * ts] */
+    size_t ts;           /* 4: tags are byte TAG_AT of inv's entries */
+    unsigned char *tagmem; /* 1: the separate tag array (many slots) */
     uint32_t *inv;       /* per slot: the slot whose block comes here */
     unsigned char *tails, *ovf; /* tail store; B overflow blocks */
     size_t *A, *F;       /* B: first block slot of bucket b, block count */
@@ -213,7 +217,7 @@ static size_t unit_of_slot(const plan *p, size_t g)
         T_ *wp[256];                                                        \
         for (size_t b = 0; b < p->B; b++)                                   \
             wp[b] = (T_ *)(void *)(buf + b * BB);                           \
-        unsigned char *tag = p->tag + w / BS; /* the next block's tag */   \
+        unsigned char *tag = p->tag + w / BS * p->ts; /* the next tag */  \
         FOR_EACH_LABEL_BLOCK({                                              \
             const T_ *src = (const T_ *)(const void *)p->base + first;      \
             for (size_t i = 0; i < m; i++) {                                \
@@ -224,7 +228,8 @@ static size_t unit_of_slot(const plan *p, size_t g)
                     q -= BS;                                                \
                     copy_block(p->base + w * sizeof(T_),                    \
                                (const unsigned char *)q, BB);               \
-                    *tag++ = (unsigned char)l;                              \
+                    *tag = (unsigned char)l;                                \
+                    tag += p->ts;                                           \
                     blocks[l]++;                                            \
                     w += BS;                                                \
                 }                                                           \
@@ -259,7 +264,7 @@ static void classify_unit(plan *p, size_t u, unsigned char *buf)
                 memcpy(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
                 if (++fill[l] == BS) {
                     copy_block(p->base + w * ES, buf + l * BS * ES, BS * ES);
-                    p->tag[w / BS] = (unsigned char)l;
+                    p->tag[w / BS * p->ts] = (unsigned char)l;
                     blocks[l]++;
                     fill[l] = 0;
                     w += BS;
@@ -277,6 +282,41 @@ static void classify_unit(plan *p, size_t u, unsigned char *buf)
     }
 }
 
+/* Slot g's block has left (its slot then filled from inv[g]). */
+#define GONE (UINT32_MAX - 1)
+#define NOBLOCK UINT32_MAX
+
+/* Tags inside inv[] (p->ts == 4): entry g's bytes 0..2 are its source,
+ * little-endian, 0xFFFFFF for none (so fewer than 2^24 - 1 slots), and
+ * byte TAG_AT its tag; unpack_sources() then makes them plain sources.
+ * Bytes, not masks: a thread writing slot d's source never touches the
+ * tag another thread reads (distinct objects, no data race). */
+#define TAG_AT 3
+#define PACKED_SLOTS ((size_t)0xFFFFFF)
+
+static inline void set_source(plan *p, size_t d, size_t g)
+{
+    if (p->ts == 1) {
+        p->inv[d] = (uint32_t)g;
+        return;
+    }
+    unsigned char *e = (unsigned char *)&p->inv[d];
+    e[0] = (unsigned char)g;
+    e[1] = (unsigned char)(g >> 8);
+    e[2] = (unsigned char)(g >> 16);
+}
+
+/* After DEST: every entry its plain source (NOBLOCK for none); the tags
+ * (label bits) are gone. */
+static void unpack_sources(plan *p)
+{
+    for (size_t g = 0; g < p->nslots; g++) {
+        const unsigned char *e = (const unsigned char *)&p->inv[g];
+        uint32_t x = e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16;
+        p->inv[g] = x == 0xFFFFFF ? NOBLOCK : x;
+    }
+}
+
 /* The destinations of unit u's blocks: the k-th block of bucket b (units
  * in order, blocks in order) goes to the k-th block-aligned slot inside
  * b's range, or, if it would cross the range's end, to b's overflow block
@@ -288,18 +328,15 @@ static void dest_unit(plan *p, size_t u)
         k[b] = p->pre[u * p->B + b];
     size_t g0 = unit_lo(p, u) / p->bs;
     for (size_t g = g0; g < g0 + p->full[u]; g++) {
-        unsigned l = p->tag[g];
+        unsigned l = p->tag[g * p->ts];
         size_t d = p->A[l] + k[l]++ * p->bs;
         if (d + p->bs <= p->start[l + 1])
-            p->inv[d / p->bs] = (uint32_t)g;
+            set_source(p, d / p->bs, g);
         else
             p->ovfsrc[l] = (uint32_t)g;
     }
 }
 
-/* Slot g's block has left (its slot then filled from inv[g]). */
-#define GONE (UINT32_MAX - 1)
-#define NOBLOCK UINT32_MAX
 
 /* The block moves form paths and cycles: a path ends at a slot that held
  * no block (or at an overflow block) and starts at a block slot that is no
@@ -604,15 +641,17 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.A = ALLOC(malloc(p.B * sizeof *p.A));
     p.F = ALLOC(malloc(p.B * sizeof *p.F));
     p.ovfsrc = ALLOC(malloc(p.B * sizeof *p.ovfsrc));
-    p.tag = ALLOC(malloc(p.nslots));
     p.inv = ALLOC(malloc(p.nslots * sizeof *p.inv));
+    p.ts = p.nslots < PACKED_SLOTS && !tp->separate_tags ? 4 : 1;
+    if (p.ts == 1)
+        p.tagmem = ALLOC(malloc(p.nslots));
     /* the tails' worst case; pages are touched only as used (about half) */
     p.tails = ALLOC(malloc(p.tcap ? p.nunits * p.tcap * size : 1));
     p.ovf = ALLOC(malloc(p.B * p.bs * size));
     p.bufs = ALLOC(calloc(256, sizeof *p.bufs));
     if (p.cnt == NULL || p.pre == NULL || p.full == NULL || p.start == NULL ||
-        p.A == NULL || p.F == NULL || p.ovfsrc == NULL || p.tag == NULL ||
-        p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
+        p.A == NULL || p.F == NULL || p.ovfsrc == NULL ||
+        (p.ts == 1 && p.tagmem == NULL) || p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
         goto out;
     for (unsigned t = 0; t < nbuf; t++)
         if ((p.bufs[t] = ALLOC(aligned_alloc(
@@ -631,6 +670,10 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         goto out;
     }
 
+    /* every source NOBLOCK; classify then writes the tags (into inv's
+     * entries, or the separate array) */
+    memset(p.inv, 0xff, p.nslots * sizeof *p.inv);
+    p.tag = p.ts == 1 ? p.tagmem : (unsigned char *)p.inv + TAG_AT;
     run_phase(&p, CLASSIFY, p.nunits, nbuf);
     size_t pos = 0;
     for (size_t b = 0; b < p.B; b++) {
@@ -647,8 +690,9 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
         p.ovfsrc[b] = NOBLOCK;
     }
     p.start[p.B] = pos;
-    memset(p.inv, 0xff, p.nslots * sizeof *p.inv); /* NOBLOCK */
     run_phase(&p, DEST, p.nunits, threads);
+    if (p.ts == 4)
+        unpack_sources(&p);
     run_phase(&p, PATHS, p.nslots, threads);
     run_phase(&p, OVERFLOWS, p.B, threads);
     /* What is left are cycles of blocks (a few: tail slots end most
@@ -669,8 +713,8 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
 out:
     sodium_memzero(p.key, sizeof p.key);
     sodium_memzero(&p.lkey, sizeof p.lkey);
-    if (p.tag)
-        sodium_memzero(p.tag, p.nslots); /* label bits */
+    if (p.tagmem) /* label bits (packed tags are gone in unpack_sources) */
+        sodium_memzero(p.tagmem, p.nslots);
     if (p.bufs)
         for (unsigned t = 0; t < 256; t++)
             free(p.bufs[t]);
@@ -682,7 +726,7 @@ out:
     free(p.A);
     free(p.F);
     free(p.ovfsrc);
-    free(p.tag);
+    free(p.tagmem);
     free(p.inv);
     free(p.tails);
     free(p.ovf);

@@ -36,6 +36,7 @@ typedef struct fs__bucket_params {
     size_t min_bytes, bucket_bytes, chunk;
     unsigned max_log2;
     unsigned fail_alloc; /* k > 0: the k-th allocation of a call fails */
+    int separate_tags;   /* the tag array of plans with 2^24 - 1 slots or more */
 } fs__bucket_params;
 extern fs__bucket_params fs__bucket_test_params;
 

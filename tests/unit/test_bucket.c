@@ -139,6 +139,45 @@ static void threads_identical(void **s)
     unhook(NULL);
 }
 
+/* Plans of 2^24 - 1 slots or more (n of about 10^9) keep the slots' tags in
+ * a separate array instead of inside inv[]'s entries: the test hook takes
+ * that path at small n, which must give the same bytes as the packed
+ * tags, for every element-size path and thread count. */
+static void separate_tags_same(void **s)
+{
+    (void)s;
+    static const struct { size_t n, size, bb, chunk; } c[] = {
+        {70001, 8, 1 << 20, 1024}, /* 32 units, tails, overflow blocks */
+        {70001, 4, 1 << 20, 1024},
+        {30011, 12, 256, 1000},
+        {((size_t)1 << 21) + 7, 8, 0, 0}, /* the production constants */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        size_t n = c[k].n, size = c[k].size;
+        hook(1, c[k].bb, c[k].chunk);
+        unsigned char *ref = malloc(n * size), *a = malloc(n * size);
+        for (size_t i = 0; i < n * size; i++)
+            ref[i] = a[i] = (unsigned char)(i * 13 + i / size);
+        fs_rng *r = seeded("chacha20", "tags");
+        assert_int_equal(fs_shuffle_threads(ref, n, size, 1, r), FS_OK);
+        fs_rng_free(r);
+        for (unsigned t = 1; t <= 2; t++) {
+            unsigned char *b = malloc(n * size);
+            memcpy(b, a, n * size);
+            fs__bucket_test_params.separate_tags = 1;
+            r = seeded("chacha20", "tags");
+            assert_int_equal(fs_shuffle_threads(b, n, size, t, r), FS_OK);
+            fs_rng_free(r);
+            fs__bucket_test_params.separate_tags = 0;
+            assert_memory_equal(b, ref, n * size);
+            free(b);
+        }
+        free(ref);
+        free(a);
+    }
+    unhook(NULL);
+}
+
 /* Given the plan, the permutation does not depend on the element size:
  * the typed 8- and 4-byte distribution loops make exactly the moves of
  * the generic one (12-byte and misaligned 8-byte elements), so this pins
@@ -210,10 +249,11 @@ static void bucket_is_permutation(void **s)
  * untouched and nothing drawn from the generator; the first k past the
  * allocations succeeds.  Under ASan (make check-sanitize) a leak on any
  * of these paths fails the run. */
-static void enomem_untouched(void)
+static void enomem_untouched(int separate_tags)
 {
     const size_t n = 70000;
     hook(1, 1 << 20, 1024); /* 69 chunks, 32 units, 2 buckets */
+    fs__bucket_test_params.separate_tags = separate_tags;
     uint64_t *a = malloc(n * 8);
     fs_rng *fresh = seeded("chacha20", "enomem");
     uint64_t first = fs_rng_u64(fresh);
@@ -235,8 +275,9 @@ static void enomem_untouched(void)
                 fail_msg("allocation %u refused: position %zu changed", k, i);
         assert_true(next == first); /* no key drawn */
     }
-    /* 12 tables and 2 classify buffers (2 threads), then success */
-    assert_int_equal(k, 15);
+    /* 11 tables (12 with the separate tag array) and 2 classify buffers
+     * (2 threads), then success */
+    assert_int_equal(k, separate_tags ? 15 : 14);
     free(a);
     unhook(NULL);
 }
@@ -265,7 +306,8 @@ static void errors(void **s)
         assert_int_equal(b[i], i);
     unhook(NULL);
     scripted_free(sc);
-    enomem_untouched();
+    enomem_untouched(0);
+    enomem_untouched(1);
 }
 
 /* The labels, targeted.  The bucket labels must be uniform (a label
@@ -472,6 +514,7 @@ int main(void)
         cmocka_unit_test_teardown(bucket_uniform_small, unhook),
         cmocka_unit_test_teardown(bucket_position_matrix, unhook),
         cmocka_unit_test_teardown(threads_identical, unhook),
+        cmocka_unit_test_teardown(separate_tags_same, unhook),
         cmocka_unit_test_teardown(same_for_sizes, unhook),
         cmocka_unit_test_teardown(bucket_is_permutation, unhook),
         cmocka_unit_test_teardown(errors, unhook),
