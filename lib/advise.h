@@ -12,7 +12,10 @@
 /* Asks for transparent huge pages on the whole 4 KiB pages of p[0..n):
  * for an array written at random (one of thousands of buckets: lines'
  * records, fairshuf-mpi's item groups), where with 4 KiB pages nearly
- * every store is a TLB miss.  Advice only:
+ * every store is a TLB miss, and for a large region filled front to back
+ * (the arena of lib/lines/passes.c), where on a VM each fresh 4 KiB page's
+ * fault is costly (docs/performance.md: 4.1 -> 1.8 s of user time on a
+ * 1 GB file).  Advice only:
  * where the kernel has no THP (or says no) nothing changes.  Not used on
  * the text: on this VM huge pages for it sometimes cost 0.2-0.3 s of
  * system time in page faults (docs/performance.md). */

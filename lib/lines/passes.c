@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../advise.h"
 #include "engine.h"
 #include "io.h"
 #include "lanes.h"
@@ -551,6 +552,8 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->acap = limit;
     P->arena = mmap(NULL, P->acap, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (P->arena != MAP_FAILED)
+        fs__huge(P->arena, P->acap);
     P->cap = CHUNK + 1;
     P->buf = malloc(P->cap);
     /* what cannot be set up is declined: nothing is read or written yet */
