@@ -243,15 +243,8 @@ static void plan(bench *b)
 
 /* ---- run: one measurement of one row ---- */
 
-/* The peak of the next run starts from what is resident now: the heap
- * the earlier sizes' runs freed goes back to the system first (glibc keeps
- * it otherwise), so a row's peak is its own run's, not the bench's
- * history. */
 static void reset_peak(void)
 {
-#if defined(__GLIBC__)
-    malloc_trim(0);
-#endif
     int fd = open("/proc/self/clear_refs", O_WRONLY);
     if (fd >= 0) {
         if (write(fd, "5", 1) < 0) {
@@ -410,6 +403,15 @@ static void run_size(bench *b, size_t ni, double *v, double *cold,
 {
     size_t n = b->o.sizes[ni], runs = (size_t)b->o.runs;
     int ok[BENCH_MAXS];
+#if defined(__GLIBC__)
+    /* The heap the earlier sizes' runs freed goes back to the system
+     * (glibc keeps it otherwise), so this size's peaks are its own runs',
+     * not the bench's history.  Once per size, not per run: what a run
+     * frees and the next reuses stays mapped, as in a process that calls
+     * fs_shuffle again (the timings' first call of round one pays for
+     * fresh pages, which the per-round median leaves out). */
+    malloc_trim(0);
+#endif
     double pk[BENCH_MAXS];
     for (size_t i = 0; i < b->ns; i++) {
         const char *why = "";
