@@ -48,6 +48,8 @@
 #define MIN_LINE 64                    /* shorter average lines: in memory */
 #define LONG_LINE 0xffff               /* a length not noted */
 #define CHANGED (-1000)                /* a lane's "the file changed" */
+#define FINE_CELLS 16 /* at most 2^16 fine counts a lane (256 KiB) */
+#define FINE_MAX 8    /* key bits counted below a sub-bucket's prefix */
 
 size_t fs__passes_min = (size_t)256 << 20;
 
@@ -64,6 +66,9 @@ typedef struct lane {
     struct passes *P;
     fs__intake in;   /* line numbers and keys (the first lane: the header) */
     sub *subs;       /* 2^sub_bits chains of the window being kept */
+    uint32_t *fine;  /* per sub-bucket, 2^fine_bits counts of the kept
+                      * records by their next key bits (fs__counts: the
+                      * sorter then needs no counting walk) */
     uint64_t *hist;  /* bytes of every (window, sub-bucket), first read */
     uint64_t *hrecs; /* records of the same */
     size_t seen;     /* the next line's number, header included */
@@ -85,6 +90,7 @@ typedef struct passes {
     off_t start;
     uint64_t size;         /* bytes every pass reads */
     unsigned sub_bits;     /* sub-buckets of a window: 2^sub_bits */
+    unsigned fine_bits;    /* the key bits each lane's fine counts */
     size_t limit;          /* the budget */
     unsigned char *arena;  /* anonymous mapping of acap bytes, reserved */
     size_t acap;
@@ -261,6 +267,8 @@ static int take(lane *L, unsigned win, const unsigned char *p,
             }
             if ((key >> (64 - WIN_BITS)) == win) {
                 size_t s = sb ? (size_t)((key << WIN_BITS) >> (64 - sb)) : 0;
+                L->fine[s << P->fine_bits |
+                        (size_t)((key << all) >> (64 - P->fine_bits))]++;
                 if ((rc = keep(P, &L->subs[s], key, idx, p, l)) != FS_OK)
                     return rc;
             }
@@ -310,6 +318,7 @@ static int feed(passes *P, unsigned win, const unsigned char *buf,
 static void lane_reset(passes *P, lane *L)
 {
     memset(L->subs, 0, sizeof *L->subs << P->sub_bits);
+    memset(L->fine, 0, sizeof *L->fine << (P->sub_bits + P->fine_bits));
     L->in.next = 0;
     L->in.kpos = L->in.kend = 0;
     L->seen = 0;
@@ -406,10 +415,14 @@ static size_t copy_chain(const passes *P, const sub *b, unsigned char *scr,
     }
 }
 
-/* Sorts and writes window win's sub-buckets in key order. */
-static int emit(passes *P, unsigned char **scr, size_t *scap)
+/* Sorts and writes window win's sub-buckets in key order.  The sorter
+ * gets the two lanes' fine counts summed, and where the second lane's
+ * records start (its second thread starts there): it walks the records
+ * once, not twice. */
+static int emit(passes *P, unsigned char **scr, size_t *scap,
+                uint32_t *fine)
 {
-    size_t n = (size_t)1 << P->sub_bits;
+    size_t n = (size_t)1 << P->sub_bits, nf = (size_t)1 << P->fine_bits;
     for (size_t s = 0; s < n && P->w->left > 0; s++) {
         const sub *a = &P->ln.subs[s], *b = &P->h.ln.subs[s];
         if (a->recs + b->recs == 0)
@@ -418,8 +431,11 @@ static int emit(passes *P, unsigned char **scr, size_t *scap)
         if (rc != FS_OK)
             return rc;
         size_t len = copy_chain(P, b, *scr, copy_chain(P, a, *scr, 0));
+        for (size_t f = 0; f < nf; f++)
+            fine[f] = P->ln.fine[s * nf + f] + P->h.ln.fine[s * nf + f];
+        fs__counts fc = {fine, P->fine_bits, a->recs, (size_t)a->bytes};
         rc = fs__sort_emit(*scr, len, a->recs + b->recs, 1, 0,
-                           WIN_BITS + P->sub_bits, NULL, P->w);
+                           WIN_BITS + P->sub_bits, &fc, P->w);
         if (rc != FS_OK)
             return rc;
     }
@@ -471,7 +487,8 @@ static int run(passes *P)
 {
     unsigned char *scr = NULL;
     size_t scap = 0;
-    int rc = FS_OK;
+    uint32_t *fine = malloc(sizeof *fine << P->fine_bits);
+    int rc = fine ? FS_OK : FS__PASSES_DECLINED; /* nothing read yet */
     for (unsigned win = 0; win < NWIN && rc == FS_OK && P->w->left > 0;
          win++) {
         P->counting = win == 0;
@@ -509,9 +526,10 @@ static int run(passes *P)
             rc = changed(P);
             break;
         }
-        rc = emit(P, &scr, &scap);
+        rc = emit(P, &scr, &scap, fine);
     }
     free(scr);
+    free(fine);
     return rc;
 }
 
@@ -521,14 +539,16 @@ static int lane_init(passes *P, lane *L)
     L->P = P;
     L->in.key = P->c->key;
     L->subs = malloc(nsub * sizeof *L->subs);
+    L->fine = malloc(sizeof *L->fine << (P->sub_bits + P->fine_bits));
     L->hist = calloc(NWIN * nsub, sizeof *L->hist);
     L->hrecs = calloc(NWIN * nsub, sizeof *L->hrecs);
-    return L->subs && L->hist && L->hrecs ? FS_OK : FS_ENOMEM;
+    return L->subs && L->fine && L->hist && L->hrecs ? FS_OK : FS_ENOMEM;
 }
 
 static void lane_free(lane *L)
 {
     free(L->subs);
+    free(L->fine);
     free(L->hist);
     free(L->hrecs);
     free(L->in.hdr);
@@ -546,6 +566,9 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->start = pl->start;
     P->size = pl->size;
     P->sub_bits = pl->sub_bits;
+    P->fine_bits = FINE_CELLS - P->sub_bits < FINE_MAX
+                       ? FINE_CELLS - P->sub_bits
+                       : FINE_MAX;
     P->limit = limit;
     /* reserved, not used: pages are taken as records arrive, and the
      * reservation never moves while two lanes write into it */
