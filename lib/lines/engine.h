@@ -2,6 +2,9 @@
 #ifndef FS_LINES_ENGINE_H
 #define FS_LINES_ENGINE_H
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -122,13 +125,24 @@ static inline uint64_t fs__le64(const unsigned char *p)
     return v;
 }
 
-/* The next delimiter in [p, end), or NULL.  Lines are often short, so a
- * word-at-a-time scan (the lowest flagged byte of the has-zero trick is
- * exact) beats a memchr call; long lines go to memchr. */
+/* The next delimiter in [p, end), or NULL.  Lines are often short, so an
+ * inline scan beats a memchr call: 16 bytes at a time with SSE2 (the
+ * first 256 bytes), else a word at a time (the lowest flagged byte of the
+ * has-zero trick is exact, the first 64); longer lines go to memchr. */
 static inline const unsigned char *fs__delim(const unsigned char *p,
                                              const unsigned char *end,
                                              unsigned char d)
 {
+#if defined(__SSE2__)
+    const __m128i dv = _mm_set1_epi8((char)d);
+    for (int k = 0; k < 16 && end - p >= 16; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, dv));
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
     const uint64_t ones = 0x0101010101010101u, pat = ones * d;
     for (int k = 0; k < 8 && end - p >= 8; k++) {
         uint64_t w;
@@ -139,6 +153,7 @@ static inline const unsigned char *fs__delim(const unsigned char *p,
             return p + (__builtin_ctzll(t) >> 3);
         p += 8;
     }
+#endif
     return p < end ? memchr(p, d, (size_t)(end - p)) : NULL;
 }
 
