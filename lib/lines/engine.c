@@ -219,6 +219,8 @@ static int resolve(const sorter *s, uint64_t *recs, size_t r)
         if (s->stored) {
             t[i].k = fs__le64(s->buf + off);
             t[i].idx = fs__le64(s->buf + off + 8);
+            if (s->stored == FS__STORED_LEN)
+                t[i].idx >>= 16;
         } else {
             /* rare (about n / 2^21 times per run) */
             t[i].idx = index_of(s, off);
@@ -381,6 +383,19 @@ static void run_jobs(job *jobs, unsigned t)
  * one's line ends, so one thread walks them all for the histogram, noting
  * where each job's range of records starts (jobs[t].off0) and counting
  * into that job's histogram; then the jobs scatter their ranges at once. */
+/* Stored mode: the offset of the record after the one at off. */
+static inline size_t rec_next(const sorter *s, size_t off)
+{
+    if (s->stored == FS__STORED_LEN) {
+        size_t l = (size_t)(fs__le64(s->buf + off + 8) & FS__LEN_LOOK);
+        if (l != FS__LEN_LOOK)
+            return off + FS__REC_HDR + l;
+    }
+    const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
+                                       s->buf + s->len, s->delim);
+    return (size_t)(q - s->buf) + 1;
+}
+
 static void histogram_stored(const sorter *s, job *jobs, unsigned threads)
 {
     size_t off = 0;
@@ -391,9 +406,7 @@ static void histogram_stored(const sorter *s, job *jobs, unsigned threads)
         while (t + 1 < threads && i == jobs[t].to)
             jobs[++t].off0 = off;
         jobs[t].cnt[bucket_of(fs__le64(s->buf + off), s->shift, s->p)]++;
-        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
-                                           s->buf + s->len, s->delim);
-        off = (size_t)(q - s->buf) + 1;
+        off = rec_next(s, off);
         i++;
     }
     while (t + 1 < threads) /* (only if n overstated the records) */
@@ -411,9 +424,7 @@ static void scatter_stored(job *j)
         uint32_t b = bucket_of(key, s->shift, s->p);
         size_t slot = j->down ? --pos[b] : pos[b]++;
         put_rec(s, recs + slot * s->rw, pack(s, key, off));
-        const unsigned char *q = fs__delim(s->buf + off + FS__REC_HDR,
-                                           s->buf + s->len, s->delim);
-        off = (size_t)(q - s->buf) + 1;
+        off = rec_next(s, off);
     }
 }
 
@@ -666,15 +677,21 @@ static int gather(gatherer *g, const uint64_t *r, size_t k)
 {
     const sorter *s = g->e->s;
     const unsigned char *base = s->buf + g->e->hdr, *end = s->buf + s->len;
+    /* what is read first: the line, or the length before it */
+    const unsigned char *pbase = base - (s->stored == FS__STORED_LEN ? 8 : 0);
     for (size_t i = 0; i < k; i++) {
         if (i + PREFETCH < k) {
-            const unsigned char *f = base + (r[i + PREFETCH] & 0xffffffffu);
+            const unsigned char *f = pbase + (r[i + PREFETCH] & 0xffffffffu);
             __builtin_prefetch(f);
             if (g->e->wide)
                 __builtin_prefetch(f + 64);
         }
         const unsigned char *p = base + (r[i] & 0xffffffffu);
-        size_t l = (size_t)(fs__delim(p, end, s->delim) - p) + 1;
+        size_t l = FS__LEN_LOOK;
+        if (s->stored == FS__STORED_LEN) /* the length before the line */
+            l = (size_t)(fs__le64(p - 8) & FS__LEN_LOOK);
+        if (l == FS__LEN_LOOK)
+            l = (size_t)(fs__delim(p, end, s->delim) - p) + 1;
         if (FS_UNLIKELY(g->len + l > GATHER)) {
             int rc = drain(g);
             if (rc == FS_OK && l > GATHER) { /* a long line: as it is */

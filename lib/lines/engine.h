@@ -18,6 +18,13 @@
 #define FS__OUTSLACK 16
 /* Records on disk and in loaded buckets: key (8, LE) index (8, LE) line. */
 #define FS__REC_HDR 16
+/* fs__sort_emit's stored = FS__STORED_LEN: records whose second word is
+ * index << 16 | the line's length with its delimiter (FS__LEN_LOOK when
+ * 65535 or more: the end is searched for), so the sorter steps from
+ * record to record and copies lines without looking for their ends
+ * (lib/lines/passes.c's arena; indexes below 2^48). */
+#define FS__STORED_LEN 2
+#define FS__LEN_LOOK 0xffffu
 
 /* The output side: opened lazily (after all input is read), buffered. */
 typedef struct fs__writer {
@@ -50,7 +57,8 @@ typedef struct fs__counts {
 
 /* Sorts the lines of buf[0..len) by key and writes them (at most w->left).
  * stored = 0: plain lines; line k has index first + k and its key is
- *   computed.  stored = 1: records [key][index][line] (spill format).
+ *   computed.  stored = 1: records [key][index][line] (spill format);
+ *   FS__STORED_LEN: the same with the line's length beside the index.
  * shift: leading key bits that all lines share (bucket depth).
  * n: number of lines or records; len < 2^32.
  * fine: NULL, or the key counts (plain mode: first = shift = 0, the top

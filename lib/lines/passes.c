@@ -4,8 +4,9 @@
  * The key space is cut into NWIN equal windows (the key's top WIN_BITS
  * bits).  Pass p reads the whole file with pread, from the position fd had,
  * and keeps the lines whose key lies in window p as records
- * [key][index][line] (the spill format) in 2^sub sub-buckets by the next
- * key bits, chained in blocks of one arena that every pass reuses.  The
+ * [key][index << 16 | length][line] (FS__STORED_LEN: the spill format
+ * with each line's length, so the sorter never looks for a line's end) in
+ * 2^sub sub-buckets by the next key bits, chained in blocks of one arena that every pass reuses.  The
  * sub-buckets are then taken in key order, each copied contiguous and
  * sorted by fs__sort_emit: the same total key order as in memory and out of
  * core, so the same bytes.  A sub-bucket is a few MiB, so its sort and its
@@ -127,6 +128,7 @@ int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
     off_t start = lseek(fd, 0, SEEK_CUR);
     if (start < 0 || st.st_size <= start ||
         (uint64_t)(st.st_size - start) < fs__passes_min ||
+        (uint64_t)(st.st_size - start) >> 48 != 0 || /* indexes < 2^48 */
         c->header > 0xffffffffu) /* a header every read would keep whole */
         return 0;
     uint64_t size = (uint64_t)(st.st_size - start);
@@ -207,8 +209,9 @@ static int keep(passes *P, sub *s, uint64_t key, uint64_t idx,
         s->used = 0;
     }
     unsigned char *r = P->arena + s->tail + BLK_HDR + s->used;
+    uint64_t il = idx << 16 | (l < FS__LEN_LOOK ? l : FS__LEN_LOOK);
     memcpy(r, &key, 8);
-    memcpy(r + 8, &idx, 8);
+    memcpy(r + 8, &il, 8); /* FS__STORED_LEN */
     memcpy(r + FS__REC_HDR, line, l);
     s->used += (uint32_t)need;
     s->bytes += need;
@@ -434,7 +437,7 @@ static int emit(passes *P, unsigned char **scr, size_t *scap,
         for (size_t f = 0; f < nf; f++)
             fine[f] = P->ln.fine[s * nf + f] + P->h.ln.fine[s * nf + f];
         fs__counts fc = {fine, P->fine_bits, a->recs, (size_t)a->bytes};
-        rc = fs__sort_emit(*scr, len, a->recs + b->recs, 1, 0,
+        rc = fs__sort_emit(*scr, len, a->recs + b->recs, FS__STORED_LEN, 0,
                            WIN_BITS + P->sub_bits, &fc, P->w);
         if (rc != FS_OK)
             return rc;

@@ -21,6 +21,7 @@
 #include <dirent.h>
 
 #include "fairshuf/lines.h"
+#include "lines/engine.h" /* fs__sort_emit, FS__STORED_LEN */
 
 extern size_t fs__passes_min; /* lib/lines/engine.h */
 
@@ -460,10 +461,107 @@ static void window_over_budget(void **st)
     }
 }
 
+
+/* ------------------------------------------- the sorter's stored lengths */
+
+static int out_fd = -1;
+static int open_tmp_out(void *arg)
+{
+    (void)arg;
+    return out_fd;
+}
+
+/* fs__sort_emit on records in format `stored` to a temporary file; the
+ * bytes written are returned (*olen). */
+static unsigned char *sort_records(const unsigned char *buf, size_t len,
+                                   uint64_t n, int stored, unsigned threads,
+                                   size_t *olen)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    out_fd = fileno(f);
+    fs_lines_config c;
+    memset(&c, 0, sizeof c);
+    c.delim = '\n';
+    c.head = UINT64_MAX;
+    c.threads = threads;
+    c.open_output = open_tmp_out;
+    assert_int_equal(fs_seed_to_key("stored-len", c.key), FS_OK);
+    fs_lines_result res;
+    memset(&res, 0, sizeof res);
+    fs__writer w = {&c, &res, -1, UINT64_MAX, n, 0, 0, NULL};
+    assert_int_equal(fs__writer_open(&w), FS_OK);
+    assert_int_equal(fs__sort_emit(buf, len, n, stored, 0, 0, NULL, &w),
+                     FS_OK);
+    assert_int_equal(fs__writer_flush(&w), FS_OK);
+    free(w.buf);
+    long end = lseek(out_fd, 0, SEEK_END);
+    assert_true(end >= 0);
+    unsigned char *out = malloc((size_t)end + 1);
+    assert_int_equal(pread(out_fd, out, (size_t)end, 0), end);
+    fclose(f);
+    *olen = (size_t)end;
+    return out;
+}
+
+/* FS__STORED_LEN (the arena of passes.c: the line's length beside the
+ * index) sorts and writes exactly as the spill format: with keys equal in
+ * all 64 bits (their order then comes from the indexes' level-1 keys),
+ * lines of 65535 bytes and more (their length searched for), one thread
+ * and two. */
+static void stored_len_as_spill_format(void **st)
+{
+    (void)st;
+    const uint64_t n = 70000;
+    size_t cap = (size_t)n * 40 + 4 * 140000, l1 = 0, l2 = 0;
+    unsigned char *a = malloc(cap), *b = malloc(cap);
+    for (uint64_t i = 0; i < n; i++) {
+        /* 5000 distinct keys: every key shared by 14 records */
+        uint64_t key = ((i * 7919) % 5000) * 0x9e3779b97f4a7c15ull;
+        uint64_t idx = 3 * i + 1;
+        char line[40];
+        size_t l = (size_t)sprintf(line, "%llu\n", (unsigned long long)i);
+        size_t big = i % 20000 == 7 ? 65534 + (size_t)(i % 3) * 40000 : 0;
+        size_t len = big ? big + 1 : l;
+        uint64_t il = idx << 16 | (len < FS__LEN_LOOK ? len : FS__LEN_LOOK);
+        memcpy(a + l1, &key, 8);
+        memcpy(a + l1 + 8, &idx, 8);
+        memcpy(b + l2, &key, 8);
+        memcpy(b + l2 + 8, &il, 8);
+        l1 += 16;
+        l2 += 16;
+        if (big) {
+            memset(a + l1, 'x', big);
+            memset(b + l2, 'x', big);
+            memcpy(a + l1, line, l - 1);
+            memcpy(b + l2, line, l - 1);
+            a[l1 + big] = b[l2 + big] = '\n';
+        } else {
+            memcpy(a + l1, line, l);
+            memcpy(b + l2, line, l);
+        }
+        l1 += len;
+        l2 += len;
+        assert_true(l1 + 140000 < cap);
+    }
+    for (unsigned t = 1; t <= 2; t++) {
+        size_t ra, rb;
+        unsigned char *x = sort_records(a, l1, n, 1, t, &ra);
+        unsigned char *y = sort_records(b, l2, n, FS__STORED_LEN, t, &rb);
+        assert_int_equal(ra, rb);
+        assert_memory_equal(x, y, ra);
+        free(x);
+        free(y);
+    }
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_bytes),
+        cmocka_unit_test(stored_len_as_spill_format),
         cmocka_unit_test(head_of_order),
         cmocka_unit_test(changed_between_reads),
         cmocka_unit_test(read_error),
