@@ -67,7 +67,7 @@ static const char usage_text[] =
 typedef struct opts {
     const char *cmd, *output, *seed, *tmpdir;
     int zero, csv, stats, balanced, local_only, elements, fail_rank;
-    uint64_t memory, n, chunk, runs;
+    uint64_t memory, n, chunk, piece, runs;
     uint64_t head, header;   /* lines: -n (UINT64_MAX: all), --header */
     int have_head;
     char **files;
@@ -90,7 +90,8 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 enum { O_SEED = 256, O_HEADER, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
-       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV, O_ELEMENTS };
+       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV, O_ELEMENTS,
+       O_PIECE };
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -113,6 +114,7 @@ static int parse(int argc, char **argv, opts *o)
         {"test-elements", no_argument, NULL, O_ELEMENTS},
         {"test-chunk", required_argument, NULL, O_CHUNK},
         {"test-runs", required_argument, NULL, O_RUNS},
+        {"test-piece", required_argument, NULL, O_PIECE},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->fail_rank = -1;
@@ -160,6 +162,11 @@ static int parse(int argc, char **argv, opts *o)
             if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
                 return usage_error("invalid chunk: '%s'", optarg);
             o->chunk = v;
+            break;
+        case O_PIECE: /* bytes per piece of the exchange in rounds */
+            if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
+                return usage_error("invalid piece: '%s'", optarg);
+            o->piece = v;
             break;
         case O_RUNS:
             if (cli_parse_u64(optarg, &o->runs) != 0 || o->runs == 0)
@@ -378,6 +385,8 @@ int main(int argc, char **argv)
     }
     if (o.chunk)
         fs_mpi__chunk = (size_t)o.chunk;
+    if (o.piece)
+        fs_mpi__piece = (size_t)o.piece;
     if (o.memory == 0)
         o.memory = default_memory();
     if (o.tmpdir == NULL && (o.tmpdir = getenv("TMPDIR")) == NULL)
