@@ -249,6 +249,31 @@ static int64_t read_lines_at(run *r, uint64_t from, uint64_t to,
     return (int64_t)n;
 }
 
+/* As read_lines_at, in pieces of fs_mpi__piece bytes, each piece's
+ * lines counted while it is still in cache (not a second pass over the
+ * share); *n: the lines of b.  Not for --csv (framed before counting). */
+static int64_t read_counted(run *r, uint64_t from, uint64_t to,
+                            unsigned char *b, uint64_t *n)
+{
+    size_t off = 0;
+    uint64_t lines = 0;
+    for (uint64_t p = from; p < to;) {
+        size_t k = to - p > fs_mpi__piece ? fs_mpi__piece : (size_t)(to - p);
+        if (read_at(r, p, b + off, k) != 0)
+            return -1;
+        /* the delimiters of the piece */
+        lines += fs_lines_count(b + off, k, r->d) - (b[off + k - 1] != r->d);
+        off += k;
+        p += k;
+    }
+    if (off > 0 && to == r->total && b[off - 1] != r->d) {
+        b[off++] = r->d; /* only the input's last line lacks it */
+        lines++;
+    }
+    *n = lines;
+    return (int64_t)off;
+}
+
 /* Rank 0: copies the input's first c->header lines to fd (the input's
  * last line gets its missing delimiter, as everywhere) in blocks, and
  * returns the offset where they end: T when the input has fewer lines.
@@ -1111,12 +1136,19 @@ static void spill_all(run *r, fs_mpi__item *own, size_t nown,
  * (and by round), MPI_Reduce_scatter_block sums the counts for each rank,
  * and the count tables are swapped once.  The own lines become items in
  * their groups as their piece is packed.  Same cuts for -n as pack(). */
+/* A record of the rounds: key (8) | the line's length (4, RL_LONG from
+ * 4 GiB - 1 on: its end is looked for) | global number (8) | line, so the
+ * receiver steps from record to record without a look for the end. */
+#define RL_HEAD 20
+#define RL_LONG UINT32_MAX
+
 typedef struct rounds_lines {
     fs_mpi__rounds x;
     const unsigned char *buf;
     size_t len;
     uint64_t *keys, top, first;
     size_t *pline, *poff;  /* piece j: lines from pline[j], at poff[j] */
+    uint32_t *llen;        /* line lengths (RL_LONG: look for its end) */
     size_t *at;            /* next slot of each group */
     uint64_t *pos;         /* per rank: next record in the piece */
     unsigned char *dead;   /* per rank: nothing is sent to it (-n) */
@@ -1136,8 +1168,11 @@ static void rl_pack(run *r, rounds_lines *z, size_t j, unsigned char *sb)
     }
     const unsigned char *p = z->buf + z->poff[j];
     for (size_t i = z->pline[j]; i < z->pline[j + 1]; i++) {
-        const unsigned char *q = memchr(p, r->d, z->len - (size_t)(p - z->buf));
-        size_t l = (size_t)(q - p) + 1;
+        size_t l = z->llen[i] != RL_LONG
+                       ? z->llen[i]
+                       : (size_t)((const unsigned char *)memchr(
+                                      p, r->d, z->len - (size_t)(p - z->buf)) -
+                                  p) + 1;
         uint64_t key = z->keys[i];
         int d = fs_mpi__dest(key, r->P);
         if (key <= z->top && !z->dead[d]) {
@@ -1147,15 +1182,17 @@ static void rl_pack(run *r, rounds_lines *z, size_t j, unsigned char *sb)
                 z->it[k].pos = (uintptr_t)p;
             } else {
                 unsigned char *o = sb + z->pos[d];
+                uint32_t l32 = z->llen[i];
                 fs_mpi__put64(o, key);
-                fs_mpi__put64(o + 8, z->first + i);
-                memcpy(o + 16, p, l);
-                z->pos[d] += 16 + l;
+                memcpy(o + 8, &l32, 4);
+                fs_mpi__put64(o + 12, z->first + i);
+                memcpy(o + RL_HEAD, p, l);
+                z->pos[d] += RL_HEAD + l;
             }
         }
         if ((i & 16383) == 0)
             fs_mpi__rounds_test(&z->x); /* the round in flight moves on */
-        p = q + 1;
+        p += l;
     }
     r->res->t_keys += MPI_Wtime() - t0;
 }
@@ -1169,10 +1206,14 @@ static void rl_place(run *r, rounds_lines *z, const unsigned char *rec,
         uint64_t key = fs_mpi__get64(rec + off);
         size_t k = z->at[fs_mpi__digit(key, (unsigned)r->P, z->bits)]++;
         z->it[k].key = key;
-        z->it[k].pos = (uintptr_t)(rec + off + 16);
-        const unsigned char *q = memchr(rec + off + 16, r->d,
-                                        (size_t)(total - off - 16));
-        off = (uint64_t)(q - rec) + 1;
+        z->it[k].pos = (uintptr_t)(rec + off + RL_HEAD);
+        uint32_t l;
+        memcpy(&l, rec + off + 8, 4);
+        if (l == RL_LONG) /* a line of 4 GiB or more: its end looked for */
+            l = 0, off = (uint64_t)((const unsigned char *)memchr(
+                             rec + off + RL_HEAD, r->d,
+                             (size_t)(total - off - RL_HEAD)) - rec) + 1;
+        off += l ? RL_HEAD + l : 0;
         if ((n & 16383) == 0)
             fs_mpi__rounds_test(&z->x);
     }
@@ -1216,6 +1257,7 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
              (z.dead = calloc((size_t)P, 1)) == NULL ||
              (z.pline = malloc((R + 1) * sizeof *z.pline)) == NULL ||
              (z.poff = malloc((R + 1) * sizeof *z.poff)) == NULL ||
+             (z.llen = malloc((size_t)n * 4 + 4)) == NULL ||
              (z.keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
@@ -1246,13 +1288,15 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
             z.poff[j] = o;
         }
         const unsigned char *q = memchr(p, r->d, len - o);
+        size_t l = (size_t)(q - p) + 1;
         uint64_t key = z.keys[i];
         int d = fs_mpi__dest(key, P);
+        z.llen[i] = l < RL_LONG ? (uint32_t)l : RL_LONG;
         if (key <= z.top && head > 0) {
             dl[d]++;
             hist[(size_t)d * D + fs_mpi__digit(key, (unsigned)P, z.bits)]++;
             if (d != me)
-                z.x.out[(size_t)d * R + j] += 16 + (size_t)(q - p) + 1;
+                z.x.out[(size_t)d * R + j] += RL_HEAD + l;
         }
         p = q + 1;
     }
@@ -1365,6 +1409,7 @@ out:
     free(z.dead);
     free(z.pline);
     free(z.poff);
+    free(z.llen);
     free(z.keys);
     free(z.it);
     free(sb[0]);
@@ -1491,8 +1536,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         int64_t m = -1;
         if (len > SIZE_MAX - 2 || (buf = share_buf((size_t)len + 1)) == NULL)
             ooc = 1;
-        else if ((m = read_lines_at(r, start, end, buf)) >= 0 && c->csv &&
-                 (m = csv_frame(r, &buf, (size_t)m, end == r->total)) < 0)
+        else if (!c->csv && (m = read_counted(r, start, end, buf, &n)) >= 0) {
+            len = (uint64_t)m;
+            ooc = c->memory && 2 * len + 40 * n > c->memory;
+        } else if (c->csv && (m = read_lines_at(r, start, end, buf)) >= 0 &&
+                   (m = csv_frame(r, &buf, (size_t)m, end == r->total)) < 0)
             ooc = 1; /* no room for the framed copy */
         else if (m >= 0) {
             len = (uint64_t)m;
