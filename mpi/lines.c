@@ -1357,6 +1357,7 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
     if (failed(r))
         goto out;
     fs__huge(z.it, (size_t)mine * sizeof *z.it); /* 2^bits streams */
+    r->res->rounds = R;
     rl_pack(r, &z, 0, sb[0]);
     uint64_t roff = 0;
     for (j = 0;; j++) {
@@ -1566,8 +1567,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         if (r->rank == 0)
             first = 0;
         if (r->P > 1 && !c->local_only &&
-            in_rounds(r, buf, (size_t)len, n, first, sh.fd, sh.tmp))
-            goto close; /* done (or failed on every rank) */
+            in_rounds(r, buf, (size_t)len, n, first, sh.fd, sh.tmp)) {
+            if (r->rc != FS_OK) /* agreed on already: not again */
+                goto out;
+            goto close;
+        }
         if (pack(r, buf, (size_t)len, n, first, &send, sc,
                  c->local_only ? UINT64_MAX : c->head, &own, &nown) != 0)
             goto out;

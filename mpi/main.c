@@ -248,15 +248,16 @@ static void stats(const opts *o, const fs_mpi_lines_result *res)
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr,
             "%s: rank %d of %d: in %llu lines %llu bytes; out %llu lines "
-            "%llu bytes; sent %llu received %llu spilled %llu bytes; read %.3f "
-            "keys %.3f exchange %.3f spill %.3f sort %.3f write %.3f total %.3f "
-            "s; peak RSS %ld KiB\n",
+            "%llu bytes; sent %llu received %llu spilled %llu bytes; rounds "
+            "%llu; read %.3f keys %.3f exchange %.3f spill %.3f sort %.3f "
+            "write %.3f total %.3f s; peak RSS %ld KiB\n",
             cli_prog, rank_, P_, (unsigned long long)res->lines_in,
             (unsigned long long)res->bytes_in,
             (unsigned long long)res->lines_out,
             (unsigned long long)res->bytes_out,
             (unsigned long long)res->sent, (unsigned long long)res->received,
-            (unsigned long long)res->spilled, res->t_read, res->t_keys,
+            (unsigned long long)res->spilled,
+            (unsigned long long)res->rounds, res->t_read, res->t_keys,
             res->t_exchange, res->t_spill, res->t_sort, res->t_write,
             res->t_total, ru.ru_maxrss);
     (void)o;
