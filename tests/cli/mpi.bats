@@ -8,40 +8,7 @@
 # has it): these tests fail, never skip, when fairshuf-mpi is not built.
 # Each mpirun costs about half a second, so runs are few and small.
 
-setup() {
-    export LC_ALL=C
-    MPI_BIN="$(dirname "$FS_BIN")/fairshuf-mpi"
-    T="$BATS_TEST_TMPDIR"
-    cd "$T"
-    # as root Open MPI wants these; shared memory only, no network probing
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-    # under ASan: Open MPI's own allocations at exit are not ours to report
-    # (full stacks, so that frames in its plugins name their library)
-    export LSAN_OPTIONS="suppressions=$BATS_TEST_DIRNAME/../../mpi/lsan.supp:print_suppressions=0"
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-}
-
-need_mpi() {
-    if [ ! -x "$MPI_BIN" ] || ! command -v mpirun >/dev/null; then
-        echo "fairshuf-mpi or mpirun missing: Open MPI is a test need" \
-             "(scripts/setup.sh installs openmpi-bin libopenmpi-dev)" >&2
-        return 1
-    fi
-}
-
-# mpi P ARGS...: fairshuf-mpi on P ranks
-mpi() {
-    local p=$1
-    shift
-    mpirun -np "$p" --oversubscribe "$MPI_BIN" "$@"
-}
-
-# shards P PREFIX: the shards PREFIX.0 .. PREFIX.P-1 concatenated
-shards() {
-    local r
-    for ((r = 0; r < $1; r++)); do cat "$2.$r"; done
-}
+load mpi_common
 
 @test "mpi: built and runnable (Open MPI is a test need)" {
     need_mpi
@@ -380,25 +347,6 @@ same() {
     done
 }
 
-# csv_ref FILE SEED ARGS...: `fairshuf lines --csv` by its definition
-# (docs/stream.md: record i has the key of line i): the records framed
-# with a NUL after each, shuffled by `fairshuf lines -z`, NULs removed
-csv_ref() {
-    local f=$1 seed=$2
-    shift 2
-    python3 -c '
-import sys
-d = open(sys.argv[1], "rb").read()
-out, q, start, end = bytearray(), 0, 0, None
-for i, c in enumerate(d):
-    if c == 34: q ^= 1
-    elif c == 10 and not q:
-        if end is None: end = b"\r\n" if i and d[i - 1] == 13 else b"\n"
-        out += d[start:i + 1] + b"\0"; start = i + 1
-# a last record without its end gets the first record'"'"'s end
-if start < len(d): out += d[start:] + (end or b"\n") + b"\0"
-sys.stdout.buffer.write(out)' "$f" | "$FS_BIN" lines -z --seed="$seed" "$@" | tr -d '\0'
-}
 
 @test "mpi lines --csv: quoted records stay whole, = fairshuf lines --csv (P = 1..3, in memory and out of core, -n, --header)" {
     need_mpi
@@ -502,86 +450,3 @@ open("in.csv", "w", newline="").write("".join(rows) + "3000,\"last\nno end\"")'
     [ "$(ls -A | grep -c out)" = 3 ] && cat out.0 out.1 out.2 | sort -n | cmp - in
 }
 
-@test "mpi lines: the exchange in rounds, tiny pieces (P = 1..3, -n, --header, --csv, -z): = fairshuf lines" {
-    need_mpi
-    # lines of 1..60 bytes, a last one without its newline
-    awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) { s = i; n = int(rand() * 60); for (j = 0; j < n; j++) s = s "x"; print s } printf "end" }' > in
-    for args in "" "-n 1" "-n 700" "--header=5 -n 40" "--header=2999"; do
-        "$FS_BIN" lines --seed=pc $args < in > ref
-        for p in 1 2 3; do
-            for piece in 1 100 4096; do
-                rm -f out.*
-                mpi "$p" lines --seed=pc $args --test-piece=$piece --stats -o out.%d in 2> stats
-                shards "$p" out | cmp - ref
-                if [ "$p" -gt 1 ] && [ "$piece" -eq 100 ] && [ -z "$args" ]; then
-                    # many rounds (a piece of 100 bytes of a ~100 KB share)
-                    [ "$(grep -c 'rounds [0-9][0-9][0-9]*;' stats)" -eq "$p" ]
-                fi
-            done
-        done
-    done
-    # -z and two files (the first without a final newline joins the next)
-    tr '\n' '\0' < in > in0
-    printf 'a\0b' > in1
-    cat in0 in1 | "$FS_BIN" lines -z --seed=pz > ref
-    for p in 2 3; do
-        rm -f out.*
-        mpi "$p" lines -z --seed=pz --test-piece=64 -o out.%d in0 in1
-        shards "$p" out | cmp - ref
-    done
-    # --csv: records with quoted newlines, framed, then in rounds
-    python3 -c '
-import random
-random.seed(11)
-f = ["plain", "\"quoted, comma\"", "\"two\nlines\"", "\"a \"\"q\"\" b\""]
-open("in.csv", "w", newline="").write("".join("%d,%s\r\n" % (i, random.choice(f)) for i in range(800)))'
-    csv_ref in.csv pv -n 300 > refc
-    for p in 2 3; do
-        rm -f out.*
-        mpi "$p" lines --csv --seed=pv -n 300 --test-piece=50 -o out.%d in.csv
-        shards "$p" out | cmp - refc
-    done
-}
-
-@test "mpi array: the exchange in rounds, tiny pieces (P = 2, 3, --balanced): = P = 1" {
-    need_mpi
-    for n in 1 5 1000 4099; do
-        mpi 1 array "$n" --seed=pr -o ref.%d
-        for p in 2 3; do
-            for piece in 16 48 1600; do
-                for b in "" --balanced; do
-                    rm -f q.*
-                    mpi "$p" array "$n" --seed=pr $b --test-piece=$piece -o q.%d
-                    shards "$p" q | cmp - ref.0
-                done
-            done
-        done
-    done
-}
-
-@test "mpi: a failure in the middle of the rounds stops every rank, no shard left" {
-    need_mpi
-    seq 1 3000 > in
-    run env FAIRSHUF_MPI_TEST_FAIL_ROUND=1:3 mpirun -np 3 --oversubscribe "$MPI_BIN" lines --seed=1 --test-piece=500 -o out.%d in
-    echo "$output"
-    [ "$status" -ne 0 ]
-    [[ $output == *"fairshuf-mpi: rank 1: exchange: Input/output error (injected in round 3)"* ]]
-    [[ $output == *"fairshuf-mpi: rank 0: stopped: rank 1 failed: exchange: "* ]]
-    [[ $output == *"fairshuf-mpi: rank 2: stopped: rank 1 failed: exchange: "* ]]
-    [ -z "$(ls | grep out)" ]
-    # round 0 (before anything is sent) and the last round (13.9 KB in
-    # all, about 4.6 KB per rank: 10 pieces of 500 bytes)
-    for j in 0 9; do
-        run env FAIRSHUF_MPI_TEST_FAIL_ROUND=2:$j mpirun -np 3 --oversubscribe "$MPI_BIN" lines --seed=1 --test-piece=500 -o out.%d in
-        [ "$status" -ne 0 ]
-        [[ $output == *"fairshuf-mpi: rank 2: exchange: Input/output error (injected in round $j)"* ]]
-        [[ $output == *"fairshuf-mpi: rank 0: stopped: rank 2 failed: "* ]]
-        [ -z "$(ls | grep out)" ]
-    done
-    # and fs_mpi_permutation (array): every rank returns the status
-    run env FAIRSHUF_MPI_TEST_FAIL_ROUND=0:2 mpirun -np 2 --oversubscribe "$MPI_BIN" array 1000 --seed=1 --test-piece=160 -o out.%d
-    echo "$output"
-    [ "$status" -ne 0 ]
-    [[ $output == *"fairshuf-mpi: rank 1: stopped: rank 0 failed: shuffle: "* ]]
-    [ -z "$(ls | grep out)" ]
-}
