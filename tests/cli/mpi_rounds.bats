@@ -97,3 +97,16 @@ open("in.csv", "w", newline="").write("".join("%d,%s\r\n" % (i, random.choice(f)
     [[ $output == *"fairshuf-mpi: rank 1: stopped: rank 0 failed: shuffle: "* ]]
     [ -z "$(ls | grep out)" ]
 }
+
+@test "mpi lines -n in rounds: nothing is sent to a rank whose slice lies wholly past the K-th line" {
+    need_mpi
+    # 3000 lines on 3 ranks, -n 1500: every rank's 1000 lines are all
+    # candidates, spread over the three slices; slices 0 and 1 hold about
+    # 2000 of them, so slice 2 is wholly past the 1500th line
+    seq 1 3000 > in
+    mpi 3 lines --seed=cut -n 1500 --stats -o out.%d in 2> stats
+    "$FS_BIN" lines --seed=cut -n 1500 in | cmp - <(shards 3 out)
+    cat stats
+    grep -q 'rank 2 of 3: .* received 0 spilled' stats
+    [ ! -s out.2 ]
+}
