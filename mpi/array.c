@@ -123,6 +123,9 @@ static uint64_t idx_of(const void *ctx, uintptr_t pos)
     return fs_mpi__get64((const unsigned char *)pos - 8);
 }
 
+static int emit(int rc, fs_mpi__item *it, size_t n, unsigned char *o,
+                size_t size, const where *w, unsigned char **out, size_t *m);
+
 /* This rank's own items and the received records, in keyed order,
  * elements only, into *out.  own is consumed (freed).  Elements of at
  * most 16 bytes are gathered over the items themselves (element i ends
@@ -166,6 +169,16 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
     int rc = fs_mpi__sort_grouped(it, n, nr ? end : oend, bits, K, idx_of, w);
     free(at);
     free(end);
+    return emit(rc, it, n, o, size, w, out, m);
+}
+
+/* The sorted items' elements into *out (*m of them): over the items
+ * themselves when an element fits in one (o == NULL), else into o.  it
+ * is consumed; rc != FS_OK (the sort failed) frees everything. */
+static int emit(int rc, fs_mpi__item *it, size_t n, unsigned char *o,
+                size_t size, const where *w, unsigned char **out, size_t *m)
+{
+    int idx = w->idx, inplace = size <= sizeof *it;
     if (rc != FS_OK || n == 0) {
         free(it);
         free(o);
@@ -197,6 +210,172 @@ static int unpack(fs_mpi__item *own, size_t nown, const size_t *oend,
     *out = o;
     *m = n;
     return FS_OK;
+}
+
+/* ------------------------------------------------------------ in rounds */
+
+/* Index mode on P > 1 ranks, in rounds (rounds.c): piece j (pi indices)
+ * is keyed and packed into one of two reused send buffers while piece
+ * j - 1 is in flight, and each piece received is put straight into the
+ * sort groups while the next one is in flight.  The groups' sizes are
+ * known before anything moves: every rank counts its indices per
+ * destination and digit, and MPI_Reduce_scatter_block sums the counts
+ * for each destination -- so no whole-share send or receive array is
+ * made (fresh pages are expensive), only the items. */
+typedef struct perm {
+    MPI_Comm comm;
+    int P, me;
+    unsigned bits;
+    size_t n, pi;       /* this rank's indices; indices per piece */
+    uint64_t first;     /* the global index of the first */
+    const uint8_t *K;
+    fs_mpi__rounds x;
+    size_t *at;         /* next free slot of each group */
+    uint64_t *pos;      /* per destination: next record in the piece */
+    fs_mpi__item *it;
+} perm;
+
+static void perm_pack(perm *p, size_t j, unsigned char *sb)
+{
+    uint64_t keys[KEYS], off = 0;
+    size_t lo = j * p->pi, hi = p->n - lo < p->pi ? p->n : lo + p->pi;
+    for (int d = 0; d < p->P; d++) {
+        p->pos[d] = off;
+        off += d == p->me ? 0 : p->x.out[(size_t)d * p->x.R + j];
+    }
+    for (size_t i = lo; i < hi; i += KEYS) {
+        size_t c = hi - i < KEYS ? hi - i : KEYS;
+        fs_lines_keys(p->K, p->first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            int d = fs_mpi__dest(keys[k], p->P);
+            if (d == p->me) {
+                size_t at = p->at[fs_mpi__digit(keys[k], (unsigned)p->P, p->bits)]++;
+                p->it[at].key = keys[k];
+                p->it[at].pos = (uintptr_t)(p->first + i + k);
+                continue;
+            }
+            unsigned char *r = sb + p->pos[d];
+            p->pos[d] += 16;
+            fs_mpi__put64(r, keys[k]);
+            fs_mpi__put64(r + 8, p->first + i + k);
+        }
+        if ((i - lo) % (KEYS * 128) == 0)
+            fs_mpi__rounds_test(&p->x); /* the round in flight moves on */
+    }
+}
+
+static void perm_place(perm *p, const unsigned char *rb, uint64_t bytes)
+{
+    for (uint64_t o = 0; o < bytes; o += 16) {
+        uint64_t key = fs_mpi__get64(rb + o);
+        size_t at = p->at[fs_mpi__digit(key, (unsigned)p->P, p->bits)]++;
+        p->it[at].key = key;
+        p->it[at].pos = (uintptr_t)fs_mpi__get64(rb + o + 8);
+        if (o % (16 * KEYS * 128) == 0)
+            fs_mpi__rounds_test(&p->x);
+    }
+}
+
+/* Returns the status, the same on every rank; on FS_OK *out holds this
+ * rank's part of the order (*m indices, 8 bytes each). */
+static int permute_rounds(size_t n, uint64_t first, const uint8_t *K,
+                          MPI_Comm comm, unsigned char **out, size_t *m)
+{
+    perm p = {.comm = comm, .n = n, .first = first, .K = K};
+    MPI_Comm_size(comm, &p.P);
+    MPI_Comm_rank(comm, &p.me);
+    uint64_t most = n; /* the same rounds and digits on every rank */
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+    p.bits = fs_mpi__bits(most);
+    p.pi = fs_mpi__piece / 16 ? fs_mpi__piece / 16 : 1;
+    if (most / p.pi >= 1024) /* at most 1024 rounds: small count tables */
+        p.pi = (size_t)(most / 1024 + 1);
+    size_t R = most ? (size_t)((most + p.pi - 1) / p.pi) : 1;
+    size_t D = (size_t)1 << p.bits, *end = NULL;
+    uint64_t *hist = NULL, *rh = NULL, total = 0;
+    unsigned char *sb[2] = {NULL, NULL}, *rb[2] = {NULL, NULL};
+    int st, rc = fs_mpi__rounds_init(&p.x, comm, R);
+    if (rc == FS_OK && (size_t)p.P > SIZE_MAX / 8 / D)
+        rc = FS_ERANGE;
+    if (rc == FS_OK && ((hist = calloc((size_t)p.P * D, 8)) == NULL ||
+                        (rh = malloc(D * 8)) == NULL ||
+                        (p.at = malloc(D * sizeof *p.at)) == NULL ||
+                        (end = malloc(D * sizeof *end)) == NULL ||
+                        (p.pos = malloc((size_t)p.P * 8)) == NULL))
+        rc = FS_ENOMEM;
+    if (fs_mpi__agree(comm, rc, &st) >= 0) {
+        rc = rc != FS_OK ? rc : st;
+        goto done;
+    }
+    uint64_t keys[KEYS];
+    for (size_t i = 0; i < n; i += KEYS) { /* counts */
+        size_t c = n - i < KEYS ? n - i : KEYS;
+        fs_lines_keys(K, first + i, 0, keys, c);
+        for (size_t k = 0; k < c; k++) {
+            int d = fs_mpi__dest(keys[k], p.P);
+            hist[(size_t)d * D + fs_mpi__digit(keys[k], (unsigned)p.P, p.bits)]++;
+            if (d != p.me)
+                p.x.out[(size_t)d * R + (i + k) / p.pi] += 16;
+        }
+    }
+    /* rh[g]: the items of this rank's group g, its own and received */
+    MPI_Reduce_scatter_block(hist, rh, (int)D, MPI_UINT64_T, MPI_SUM, comm);
+    rc = fs_mpi__rounds_counts(&p.x);
+    for (size_t g = 0; g < D; g++) {
+        p.at[g] = (size_t)total;
+        total += rh[g];
+        end[g] = (size_t)total;
+    }
+    if (rc == FS_OK && total > SIZE_MAX / sizeof *p.it)
+        rc = FS_ERANGE;
+    for (int b = 0; b < 2 && rc == FS_OK; b++)
+        if ((sb[b] = malloc(p.x.out_max ? (size_t)p.x.out_max : 1)) == NULL ||
+            (rb[b] = malloc(p.x.in_max ? (size_t)p.x.in_max : 1)) == NULL)
+            rc = FS_ENOMEM;
+    if (rc == FS_OK &&
+        (p.it = malloc(total ? (size_t)total * sizeof *p.it : 1)) == NULL)
+        rc = FS_ENOMEM;
+    if (fs_mpi__agree(comm, rc, &st) >= 0) {
+        rc = rc != FS_OK ? rc : st;
+        goto done;
+    }
+    fs__huge(p.it, (size_t)total * sizeof *p.it); /* 2^bits streams */
+    perm_pack(&p, 0, sb[0]);
+    for (size_t j = 0;; j++) {
+        /* round j is packed; nothing is in flight: a failure here
+         * (the test hook) stops every rank before any more is sent */
+        rc = fs_mpi__test_fail_round(p.me, j) ? FS_EIO : FS_OK;
+        if (fs_mpi__agree(comm, rc, &st) >= 0) {
+            rc = rc != FS_OK ? rc : st;
+            goto done;
+        }
+        fs_mpi__rounds_post(&p.x, j, sb[j & 1], rb[j & 1]);
+        if (j > 0) /* round j - 1 into the groups while j moves */
+            perm_place(&p, rb[(j - 1) & 1], fs_mpi__rounds_in(&p.x, j - 1));
+        if (j + 1 < R)
+            perm_pack(&p, j + 1, sb[(j + 1) & 1]);
+        fs_mpi__rounds_wait(&p.x);
+        if (j + 1 == R)
+            break;
+    }
+    perm_place(&p, rb[(R - 1) & 1], fs_mpi__rounds_in(&p.x, R - 1));
+    where w = {NULL, 0, 8, first, 1};
+    rc = fs_mpi__sort_grouped(p.it, (size_t)total, end, p.bits, K, idx_of, &w);
+    rc = emit(rc, p.it, (size_t)total, NULL, 8, &w, out, m);
+    p.it = NULL;
+done:
+    fs_mpi__rounds_free(&p.x);
+    free(hist);
+    free(rh);
+    free(end);
+    free(p.at);
+    free(p.pos);
+    free(p.it);
+    for (int b = 0; b < 2; b++) {
+        free(sb[b]);
+        free(rb[b]);
+    }
+    return rc;
 }
 
 int fs_mpi__balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
@@ -261,6 +440,16 @@ static int shuffle(const void *in, int idx, size_t n, size_t size,
     int local = (flags & FS_MPI__LOCAL_ONLY) != 0;
     unsigned bits = fs_mpi__bits(n), Pk = local ? 1 : (unsigned)P;
     size_t *oend = malloc(((size_t)1 << bits) * sizeof *oend);
+    size_t m = 0;
+    if (idx && !local && P > 1) { /* in rounds, overlapped */
+        rc = sc && rcnt && oend ? FS_OK : FS_ENOMEM;
+        if (fs_mpi__agree(comm, rc, &st) >= 0) {
+            rc = rc != FS_OK ? rc : st;
+            goto done;
+        }
+        rc = permute_rounds(n, first, key, comm, &o, &m);
+        goto sorted;
+    }
     rc = sc && rcnt && oend ? pack(in, idx, n, size, first, key, P, rank,
                                    local, Pk, bits, oend, &send, sc, &own,
                                    &nown)
@@ -278,9 +467,9 @@ static int shuffle(const void *in, int idx, size_t n, size_t size,
         free(own);
         goto done;
     }
-    size_t m = 0;
     where w = {(const unsigned char *)in, n, size, first, idx};
     rc = unpack(own, nown, oend, Pk, bits, recv, total, size, key, &w, &o, &m);
+sorted:
     if (fs_mpi__agree(comm, rc, &st) >= 0) {
         rc = rc != FS_OK ? rc : st;
         free(o);

@@ -31,6 +31,42 @@ int fs_mpi__exchange(MPI_Comm comm, const unsigned char *send,
                      const uint64_t *scount, unsigned char **recv,
                      uint64_t *rcount, uint64_t *rtotal);
 
+/* The exchange in rounds (rounds.c), overlapped with packing: round j
+ * moves out[d * R + j] bytes to each rank d != this one and in[s * R + j]
+ * from each s, taken from (put into) one buffer per round in rank order.
+ * Pieces of fs_mpi__piece bytes (a test hook makes them tiny). */
+extern size_t fs_mpi__piece;
+
+typedef struct fs_mpi__rounds {
+    MPI_Comm comm;
+    int P, rank;
+    size_t R;               /* rounds, the same on every rank */
+    uint64_t *out, *in;     /* P x R byte counts, by rank then round */
+    uint64_t in_max, out_max, in_total; /* largest round in, out; all in */
+    MPI_Request *req;       /* the requests of the round in flight */
+    size_t nreq;
+} fs_mpi__rounds;
+
+/* Local: R rounds, the count tables zeroed (the caller fills out[]).
+ * FS_ENOMEM, FS_ERANGE; the caller agrees before the next call. */
+int fs_mpi__rounds_init(fs_mpi__rounds *x, MPI_Comm comm, size_t R);
+/* Collective: the tables swapped (in[] filled), in_max, out_max and
+ * in_total set, the requests allocated.  FS_ENOMEM: agree on it. */
+int fs_mpi__rounds_counts(fs_mpi__rounds *x);
+/* Posts round j: sends from send, receives into recv (in_max bytes is
+ * room for any round); neither buffer is touched until wait. */
+void fs_mpi__rounds_post(fs_mpi__rounds *x, size_t j,
+                         const unsigned char *send, unsigned char *recv);
+/* Lets the round in flight progress (call now and then while packing). */
+void fs_mpi__rounds_test(fs_mpi__rounds *x);
+/* Completes the round in flight. */
+void fs_mpi__rounds_wait(fs_mpi__rounds *x);
+/* Bytes this rank receives in round j. */
+uint64_t fs_mpi__rounds_in(const fs_mpi__rounds *x, size_t j);
+void fs_mpi__rounds_free(fs_mpi__rounds *x);
+/* Test hook: 1 if FAIRSHUF_MPI_TEST_FAIL_ROUND is "rank:j". */
+int fs_mpi__test_fail_round(int rank, size_t j);
+
 /* Collective, FS_MPI_BALANCED: this rank's *m elements of `size` bytes at
  * *buf (its part of the permutation, in order) are replaced by global
  * positions [N*r/P, N*(r+1)/P) of it: the ordered pieces are contiguous,

@@ -249,6 +249,31 @@ static int64_t read_lines_at(run *r, uint64_t from, uint64_t to,
     return (int64_t)n;
 }
 
+/* As read_lines_at, in pieces of fs_mpi__piece bytes, each piece's
+ * lines counted while it is still in cache (not a second pass over the
+ * share); *n: the lines of b.  Not for --csv (framed before counting). */
+static int64_t read_counted(run *r, uint64_t from, uint64_t to,
+                            unsigned char *b, uint64_t *n)
+{
+    size_t off = 0;
+    uint64_t lines = 0;
+    for (uint64_t p = from; p < to;) {
+        size_t k = to - p > fs_mpi__piece ? fs_mpi__piece : (size_t)(to - p);
+        if (read_at(r, p, b + off, k) != 0)
+            return -1;
+        /* the delimiters of the piece */
+        lines += fs_lines_count(b + off, k, r->d) - (b[off + k - 1] != r->d);
+        off += k;
+        p += k;
+    }
+    if (off > 0 && to == r->total && b[off - 1] != r->d) {
+        b[off++] = r->d; /* only the input's last line lacks it */
+        lines++;
+    }
+    *n = lines;
+    return (int64_t)off;
+}
+
 /* Rank 0: copies the input's first c->header lines to fd (the input's
  * last line gets its missing delimiter, as everywhere) in blocks, and
  * returns the offset where they end: T when the input has fewer lines.
@@ -551,6 +576,53 @@ static size_t out_buf_size(const run *r)
     return WB < 4096 ? 4096 : WB;
 }
 
+/* Writes the lines of the first `limit` of the sorted items it[0..n) to
+ * fd through wb[0..WB); each line lies in own_buf[0..own_len) or in
+ * rec[0..total).  Returns the number written. */
+static uint64_t write_items(run *r, const fs_mpi__item *it, size_t n,
+                            const unsigned char *own_buf, size_t own_len,
+                            const unsigned char *rec, uint64_t total,
+                            unsigned char *wb, size_t WB, int fd,
+                            const char *tmp, uint64_t limit)
+{
+    unsigned char d = r->d;
+    double t0 = MPI_Wtime();
+    size_t wl = 0;
+    if (limit < n)
+        n = limit;
+    for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
+        if (i + 16 < n) /* the lines are read in random order */
+            __builtin_prefetch((const void *)it[i + 16].pos);
+        const unsigned char *p = (const unsigned char *)it[i].pos;
+        /* the line ends before the end of the buffer it is in */
+        uintptr_t ob = (uintptr_t)own_buf;
+        size_t room = it[i].pos - ob < own_len
+                          ? own_len - (size_t)(it[i].pos - ob)
+                          : (size_t)((uintptr_t)(rec + total) - it[i].pos);
+        size_t l = (size_t)((const unsigned char *)memchr(p, d, room) - p) + 1;
+        if (r->c->csv)
+            l--; /* the NUL the framer put after the record's end */
+        if (wl + l > WB) {
+            if (fs_mpi__write_all(fd, wb, wl) != 0)
+                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+            wl = 0;
+        }
+        if (l > WB) {
+            if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
+                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+        } else {
+            memcpy(wb + wl, p, l);
+            wl += l;
+        }
+        r->res->bytes_out += l;
+    }
+    if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
+        fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+    r->res->lines_out += n;
+    r->res->t_write += MPI_Wtime() - t0;
+    return n;
+}
+
 /* Sorts this rank's own items (own[0..nown), lines in own_buf[0..own_len),
  * the first numbered own_first; consumed: freed here) with the received
  * records rec[0..total), and
@@ -619,40 +691,8 @@ static uint64_t sort_write(run *r, fs_mpi__item *own, size_t nown,
         fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
              (unsigned long long)n);
     r->res->t_sort += MPI_Wtime() - t0;
-    t0 = MPI_Wtime();
-    size_t wl = 0;
-    if (limit < n)
-        n = limit;
-    for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
-        if (i + 16 < n) /* the lines are read in random order */
-            __builtin_prefetch((const void *)it[i + 16].pos);
-        const unsigned char *p = (const unsigned char *)it[i].pos;
-        /* the line ends before the end of the buffer it is in */
-        uintptr_t ob = (uintptr_t)own_buf;
-        size_t room = it[i].pos - ob < own_len
-                          ? own_len - (size_t)(it[i].pos - ob)
-                          : (size_t)((uintptr_t)(rec + total) - it[i].pos);
-        size_t l = (size_t)((const unsigned char *)memchr(p, d, room) - p) + 1;
-        if (r->c->csv)
-            l--; /* the NUL the framer put after the record's end */
-        if (wl + l > WB) {
-            if (fs_mpi__write_all(fd, wb, wl) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-            wl = 0;
-        }
-        if (l > WB) {
-            if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-        } else {
-            memcpy(wb + wl, p, l);
-            wl += l;
-        }
-        r->res->bytes_out += l;
-    }
-    if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
-        fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-    r->res->lines_out += n;
-    r->res->t_write += MPI_Wtime() - t0;
+    n = write_items(r, it, (size_t)n, own_buf, own_len, rec, total, wb, WB,
+                    fd, tmp, limit);
     free(it);
     free(wb);
     return n;
@@ -1085,6 +1125,301 @@ static void spill_all(run *r, fs_mpi__item *own, size_t nown,
     buckets_close(&k);
 }
 
+/* ----------------------------------------------------------- in rounds */
+
+/* In memory on P > 1 ranks, the exchange in rounds (rounds.c): piece j
+ * of the share (its lines starting in bytes [j PB, (j + 1) PB)) is packed
+ * into one of two reused send buffers while piece j - 1 is in flight,
+ * and the records of each round received are put into their sort groups
+ * while the next round moves.  The groups' sizes are known before
+ * anything moves: a first pass counts what goes to each rank by digit
+ * (and by round), MPI_Reduce_scatter_block sums the counts for each rank,
+ * and the count tables are swapped once.  The own lines become items in
+ * their groups as their piece is packed.  Same cuts for -n as pack(). */
+/* A record of the rounds: key (8) | the line's length (4, RL_LONG from
+ * 4 GiB - 1 on: its end is looked for) | global number (8) | line, so the
+ * receiver steps from record to record without a look for the end. */
+#define RL_HEAD 20
+#define RL_LONG UINT32_MAX
+
+typedef struct rounds_lines {
+    fs_mpi__rounds x;
+    const unsigned char *buf;
+    size_t len;
+    uint64_t *keys, top, first;
+    size_t *pline, *poff;  /* piece j: lines from pline[j], at poff[j] */
+    uint32_t *llen;        /* line lengths (RL_LONG: look for its end) */
+    size_t *at;            /* next slot of each group */
+    uint64_t *pos;         /* per rank: next record in the piece */
+    unsigned char *dead;   /* per rank: nothing is sent to it (-n) */
+    fs_mpi__item *it;
+    unsigned bits;
+    int keep;              /* this rank keeps its own lines */
+} rounds_lines;
+
+static void rl_pack(run *r, rounds_lines *z, size_t j, unsigned char *sb)
+{
+    double t0 = MPI_Wtime();
+    size_t R = z->x.R;
+    uint64_t off = 0;
+    for (int d = 0; d < r->P; d++) {
+        z->pos[d] = off;
+        off += d == r->rank ? 0 : z->x.out[(size_t)d * R + j];
+    }
+    const unsigned char *p = z->buf + z->poff[j];
+    for (size_t i = z->pline[j]; i < z->pline[j + 1]; i++) {
+        size_t l = z->llen[i] != RL_LONG
+                       ? z->llen[i]
+                       : (size_t)((const unsigned char *)memchr(
+                                      p, r->d, z->len - (size_t)(p - z->buf)) -
+                                  p) + 1;
+        uint64_t key = z->keys[i];
+        int d = fs_mpi__dest(key, r->P);
+        if (key <= z->top && !z->dead[d]) {
+            if (d == r->rank) {
+                size_t k = z->at[fs_mpi__digit(key, (unsigned)r->P, z->bits)]++;
+                z->it[k].key = key;
+                z->it[k].pos = (uintptr_t)p;
+            } else {
+                unsigned char *o = sb + z->pos[d];
+                uint32_t l32 = z->llen[i];
+                fs_mpi__put64(o, key);
+                memcpy(o + 8, &l32, 4);
+                fs_mpi__put64(o + 12, z->first + i);
+                memcpy(o + RL_HEAD, p, l);
+                z->pos[d] += RL_HEAD + l;
+            }
+        }
+        if ((i & 16383) == 0)
+            fs_mpi__rounds_test(&z->x); /* the round in flight moves on */
+        p += l;
+    }
+    r->res->t_keys += MPI_Wtime() - t0;
+}
+
+static void rl_place(run *r, rounds_lines *z, const unsigned char *rec,
+                     uint64_t total)
+{
+    double t0 = MPI_Wtime();
+    size_t n = 0;
+    for (uint64_t off = 0; off < total; n++) {
+        uint64_t key = fs_mpi__get64(rec + off);
+        size_t k = z->at[fs_mpi__digit(key, (unsigned)r->P, z->bits)]++;
+        z->it[k].key = key;
+        z->it[k].pos = (uintptr_t)(rec + off + RL_HEAD);
+        uint32_t l;
+        memcpy(&l, rec + off + 8, 4);
+        if (l == RL_LONG) /* a line of 4 GiB or more: its end looked for */
+            l = 0, off = (uint64_t)((const unsigned char *)memchr(
+                             rec + off + RL_HEAD, r->d,
+                             (size_t)(total - off - RL_HEAD)) - rec) + 1;
+        off += l ? RL_HEAD + l : 0;
+        if ((n & 16383) == 0)
+            fs_mpi__rounds_test(&z->x);
+    }
+    r->res->t_sort += MPI_Wtime() - t0;
+}
+
+/* The share buf[0..len) (n lines, the first numbered `first`) shuffled
+ * and this rank's part written to fd.  Returns 0 when some rank's part
+ * would not fit its budget (or the test hook forces the spill path):
+ * nothing was sent and the caller takes the one-exchange path, which
+ * spills; else 1 (done, or failed on every rank). */
+static int in_rounds(run *r, const unsigned char *buf, size_t len,
+                     uint64_t n, uint64_t first, int fd, const char *tmp)
+{
+    double t0 = MPI_Wtime();
+    int P = r->P, me = r->rank, done = 1;
+    uint64_t head = r->c->head, most[2] = {n, len};
+    MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_UINT64_T, MPI_MAX, r->comm);
+    rounds_lines z = {.buf = buf, .len = len, .first = first, .top = UINT64_MAX};
+    z.bits = fs_mpi__bits(most[0]);
+    uint64_t PB = fs_mpi__piece;
+    if (most[1] / PB >= 1024) /* at most 1024 rounds: small count tables */
+        PB = most[1] / 1024 + 1;
+    size_t R = most[1] ? (size_t)((most[1] + PB - 1) / PB) : 1, D = (size_t)1 << z.bits;
+    size_t *end = NULL, WB = out_buf_size(r);
+    uint64_t *hist = NULL, *rh = NULL, *dl = NULL, *gl = NULL, mine = 0;
+    unsigned char *sb[2] = {NULL, NULL}, *rec = NULL, *wb = NULL;
+    r->res->lines_in += n;
+    r->res->bytes_in += len;
+    int st = fs_mpi__rounds_init(&z.x, r->comm, R);
+    if (st != FS_OK)
+        fail(r, st, "exchange: %s", fs_strerror(st));
+    else if ((size_t)P > SIZE_MAX / 8 / D || n > SIZE_MAX / 16 ||
+             (hist = calloc((size_t)P * D, 8)) == NULL ||
+             (rh = malloc(D * 8)) == NULL ||
+             (z.at = malloc(D * sizeof *z.at)) == NULL ||
+             (end = malloc(D * sizeof *end)) == NULL ||
+             (z.pos = malloc((size_t)P * 8)) == NULL ||
+             (dl = calloc((size_t)P, 8)) == NULL ||
+             (gl = calloc((size_t)P, 8)) == NULL ||
+             (z.dead = calloc((size_t)P, 1)) == NULL ||
+             (z.pline = malloc((R + 1) * sizeof *z.pline)) == NULL ||
+             (z.poff = malloc((R + 1) * sizeof *z.poff)) == NULL ||
+             (z.llen = malloc((size_t)n * 4 + 4)) == NULL ||
+             (z.keys = malloc((size_t)n * 8 + 8)) == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
+             (unsigned long long)n, len);
+    if (r->rc == FS_OK) {
+        fs_lines_keys(r->c->key, first, 0, z.keys, (size_t)n);
+        if (head < n) { /* the head-th smallest key: a copy is reordered */
+            uint64_t *cp = malloc((size_t)n * 8);
+            if (cp == NULL) {
+                fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+                     (unsigned long long)n);
+            } else {
+                memcpy(cp, z.keys, (size_t)n * 8);
+                z.top = head ? kth_smallest(cp, (size_t)n, (size_t)head - 1) : 0;
+                free(cp);
+            }
+        }
+    }
+    if (failed(r))
+        goto out;
+    /* counts: per rank and digit (hist), per rank and round (bytes) */
+    const unsigned char *p = buf;
+    size_t j = 0;
+    z.pline[0] = z.poff[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t o = (size_t)(p - buf);
+        while (o >= (j + 1) * PB) { /* pieces j + 1 .. start here */
+            z.pline[++j] = i;
+            z.poff[j] = o;
+        }
+        const unsigned char *q = memchr(p, r->d, len - o);
+        size_t l = (size_t)(q - p) + 1;
+        uint64_t key = z.keys[i];
+        int d = fs_mpi__dest(key, P);
+        z.llen[i] = l < RL_LONG ? (uint32_t)l : RL_LONG;
+        if (key <= z.top && head > 0) {
+            dl[d]++;
+            hist[(size_t)d * D + fs_mpi__digit(key, (unsigned)P, z.bits)]++;
+            if (d != me)
+                z.x.out[(size_t)d * R + j] += RL_HEAD + l;
+        }
+        p = q + 1;
+    }
+    while (j < R) {
+        z.pline[++j] = (size_t)n;
+        z.poff[j] = len;
+    }
+    if (head != UINT64_MAX) { /* slices wholly past the head-th line */
+        MPI_Allreduce(dl, gl, P, MPI_UINT64_T, MPI_SUM, r->comm);
+        uint64_t before = 0;
+        for (int d = 0; d < P; d++) {
+            if (before >= head) {
+                z.dead[d] = 1;
+                memset(hist + (size_t)d * D, 0, D * 8);
+                memset(z.x.out + (size_t)d * R, 0, R * 8);
+            }
+            before += gl[d];
+        }
+    }
+    for (int d = 0; d < P; d++)
+        for (size_t k = 0; d != me && k < R; k++)
+            r->res->sent += z.x.out[(size_t)d * R + k];
+    /* rh[g]: the items of this rank's group g, its own and received */
+    MPI_Reduce_scatter_block(hist, rh, (int)D, MPI_UINT64_T, MPI_SUM, r->comm);
+    st = fs_mpi__rounds_counts(&z.x);
+    if (st != FS_OK)
+        fail(r, st, "exchange: %s", fs_strerror(st));
+    for (size_t g = 0; g < D; g++) {
+        z.at[g] = (size_t)mine;
+        mine += rh[g];
+        end[g] = (size_t)mine;
+    }
+    uint64_t lim = head_limit(r, mine), total = z.x.in_total;
+    r->res->received = total;
+    /* the budget as the one-exchange path counts it: over it, every
+     * rank takes that path (it spills what does not fit) */
+    int over = (r->c->memory && lim > 0 &&
+                len + total + 32 * mine + WB > r->c->memory) ||
+               getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL, any;
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_LOR, r->comm);
+    if (any) {
+        r->res->lines_in -= n;
+        r->res->bytes_in -= len;
+        r->res->sent = r->res->received = 0;
+        done = 0;
+        goto out;
+    }
+    for (int b = 0; b < 2 && r->rc == FS_OK; b++)
+        if ((sb[b] = malloc(z.x.out_max ? (size_t)z.x.out_max : 1)) == NULL)
+            fail(r, FS_ENOMEM, "memory exhausted");
+    if (r->rc == FS_OK &&
+        ((rec = share_buf(total ? (size_t)total : 1)) == NULL ||
+         (z.it = malloc(mine ? (size_t)mine * sizeof *z.it : 1)) == NULL ||
+         (wb = malloc(WB)) == NULL))
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines received)",
+             (unsigned long long)mine);
+    r->res->t_keys += MPI_Wtime() - t0;
+    if (failed(r))
+        goto out;
+    fs__huge(z.it, (size_t)mine * sizeof *z.it); /* 2^bits streams */
+    r->res->rounds = R;
+    rl_pack(r, &z, 0, sb[0]);
+    uint64_t roff = 0;
+    for (j = 0;; j++) {
+        /* round j is packed; nothing is in flight: a failure stops
+         * every rank before any more is sent */
+        if (fs_mpi__test_fail_round(me, j))
+            fail(r, FS_EIO, "exchange: %s (injected in round %zu)",
+                 strerror(EIO), j);
+        t0 = MPI_Wtime();
+        if (failed(r))
+            goto out;
+        fs_mpi__rounds_post(&z.x, j, sb[j & 1], rec + roff);
+        r->res->t_exchange += MPI_Wtime() - t0;
+        if (j > 0) { /* round j - 1 into the groups while j moves */
+            uint64_t in = fs_mpi__rounds_in(&z.x, j - 1);
+            rl_place(r, &z, rec + roff - in, in);
+        }
+        if (j + 1 < R)
+            rl_pack(r, &z, j + 1, sb[(j + 1) & 1]);
+        t0 = MPI_Wtime(); /* the transfer not hidden behind the work */
+        fs_mpi__rounds_wait(&z.x);
+        r->res->t_exchange += MPI_Wtime() - t0;
+        roff += fs_mpi__rounds_in(&z.x, j);
+        if (j + 1 == R)
+            break;
+    }
+    rl_place(r, &z, rec + roff - fs_mpi__rounds_in(&z.x, R - 1),
+             fs_mpi__rounds_in(&z.x, R - 1));
+    if (lim > 0) {
+        where w = {buf, len, first, r->d};
+        t0 = MPI_Wtime();
+        if (fs_mpi__sort_grouped(z.it, (size_t)mine, end, z.bits, r->c->key,
+                                 idx_of, &w) != FS_OK)
+            fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
+                 (unsigned long long)mine);
+        r->res->t_sort += MPI_Wtime() - t0;
+        if (r->rc == FS_OK)
+            write_items(r, z.it, (size_t)mine, buf, len, rec, total, wb, WB,
+                        fd, tmp, lim);
+    }
+out:
+    fs_mpi__rounds_free(&z.x);
+    free(hist);
+    free(rh);
+    free(end);
+    free(dl);
+    free(gl);
+    free(z.at);
+    free(z.pos);
+    free(z.dead);
+    free(z.pline);
+    free(z.poff);
+    free(z.llen);
+    free(z.keys);
+    free(z.it);
+    free(sb[0]);
+    free(sb[1]);
+    free(rec);
+    free(wb);
+    return done;
+}
+
 /* ---------------------------------------------------------------- CSV */
 
 /* --csv: the records of b[0..n) (whole records; fin: the input's end)
@@ -1202,8 +1537,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         int64_t m = -1;
         if (len > SIZE_MAX - 2 || (buf = share_buf((size_t)len + 1)) == NULL)
             ooc = 1;
-        else if ((m = read_lines_at(r, start, end, buf)) >= 0 && c->csv &&
-                 (m = csv_frame(r, &buf, (size_t)m, end == r->total)) < 0)
+        else if (!c->csv && (m = read_counted(r, start, end, buf, &n)) >= 0) {
+            len = (uint64_t)m;
+            ooc = c->memory && 2 * len + 40 * n > c->memory;
+        } else if (c->csv && (m = read_lines_at(r, start, end, buf)) >= 0 &&
+                   (m = csv_frame(r, &buf, (size_t)m, end == r->total)) < 0)
             ooc = 1; /* no room for the framed copy */
         else if (m >= 0) {
             len = (uint64_t)m;
@@ -1228,6 +1566,12 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
         if (r->rank == 0)
             first = 0;
+        if (r->P > 1 && !c->local_only &&
+            in_rounds(r, buf, (size_t)len, n, first, sh.fd, sh.tmp)) {
+            if (r->rc != FS_OK) /* agreed on already: not again */
+                goto out;
+            goto close;
+        }
         if (pack(r, buf, (size_t)len, n, first, &send, sc,
                  c->local_only ? UINT64_MAX : c->head, &own, &nown) != 0)
             goto out;

@@ -34,7 +34,13 @@ typedef struct fs_mpi_lines_result {
     char msg[8192];       /* its message, "what: why" (on every rank) */
     uint64_t bytes_in, lines_in, bytes_out, lines_out, sent, received;
     uint64_t spilled;     /* bytes written to temporary files */
-    double t_read, t_keys, t_exchange, t_spill, t_sort, t_write; /* s */
+    uint64_t rounds;      /* rounds of the overlapped exchange (0: one
+                             exchange, or none) */
+    double t_read, t_keys, t_exchange, t_spill, t_sort, t_write; /* s;
+                             in rounds: keys = count pass and packing,
+                             exchange = waiting for rounds (what packing
+                             and placing did not hide), sort = placing
+                             what arrived and the group sorts */
     double t_total;       /* the whole call */
 } fs_mpi_lines_result;
 

@@ -67,7 +67,7 @@ static const char usage_text[] =
 typedef struct opts {
     const char *cmd, *output, *seed, *tmpdir;
     int zero, csv, stats, balanced, local_only, elements, fail_rank;
-    uint64_t memory, n, chunk, runs;
+    uint64_t memory, n, chunk, piece, runs;
     uint64_t head, header;   /* lines: -n (UINT64_MAX: all), --header */
     int have_head;
     char **files;
@@ -90,7 +90,8 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 enum { O_SEED = 256, O_HEADER, O_MEMORY, O_STATS, O_BALANCED, O_HELP, O_VERSION,
-       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV, O_ELEMENTS };
+       O_FAIL_READ, O_LOCAL_ONLY, O_CHUNK, O_RUNS, O_CSV, O_ELEMENTS,
+       O_PIECE };
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -113,6 +114,7 @@ static int parse(int argc, char **argv, opts *o)
         {"test-elements", no_argument, NULL, O_ELEMENTS},
         {"test-chunk", required_argument, NULL, O_CHUNK},
         {"test-runs", required_argument, NULL, O_RUNS},
+        {"test-piece", required_argument, NULL, O_PIECE},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->fail_rank = -1;
@@ -160,6 +162,11 @@ static int parse(int argc, char **argv, opts *o)
             if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
                 return usage_error("invalid chunk: '%s'", optarg);
             o->chunk = v;
+            break;
+        case O_PIECE: /* bytes per piece of the exchange in rounds */
+            if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
+                return usage_error("invalid piece: '%s'", optarg);
+            o->piece = v;
             break;
         case O_RUNS:
             if (cli_parse_u64(optarg, &o->runs) != 0 || o->runs == 0)
@@ -241,15 +248,16 @@ static void stats(const opts *o, const fs_mpi_lines_result *res)
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr,
             "%s: rank %d of %d: in %llu lines %llu bytes; out %llu lines "
-            "%llu bytes; sent %llu received %llu spilled %llu bytes; read %.3f "
-            "keys %.3f exchange %.3f spill %.3f sort %.3f write %.3f total %.3f "
-            "s; peak RSS %ld KiB\n",
+            "%llu bytes; sent %llu received %llu spilled %llu bytes; rounds "
+            "%llu; read %.3f keys %.3f exchange %.3f spill %.3f sort %.3f "
+            "write %.3f total %.3f s; peak RSS %ld KiB\n",
             cli_prog, rank_, P_, (unsigned long long)res->lines_in,
             (unsigned long long)res->bytes_in,
             (unsigned long long)res->lines_out,
             (unsigned long long)res->bytes_out,
             (unsigned long long)res->sent, (unsigned long long)res->received,
-            (unsigned long long)res->spilled, res->t_read, res->t_keys,
+            (unsigned long long)res->spilled,
+            (unsigned long long)res->rounds, res->t_read, res->t_keys,
             res->t_exchange, res->t_spill, res->t_sort, res->t_write,
             res->t_total, ru.ru_maxrss);
     (void)o;
@@ -378,6 +386,8 @@ int main(int argc, char **argv)
     }
     if (o.chunk)
         fs_mpi__chunk = (size_t)o.chunk;
+    if (o.piece)
+        fs_mpi__piece = (size_t)o.piece;
     if (o.memory == 0)
         o.memory = default_memory();
     if (o.tmpdir == NULL && (o.tmpdir = getenv("TMPDIR")) == NULL)
