@@ -444,7 +444,7 @@ _Noreturn void engine_error(run *R, int rc, const fs_lines_result *res)
                     lines_quoteaf(R->tmpdir), strerror(res->err));
         case FS_LINES_INPUT_CHANGED:
             cli_die(CLI_FAIL, "%s: file changed as we read it (a large "
-                    "file is read twice, not held in memory)",
+                    "file is read more than once, not held in memory)",
                     lines_quotef(input_name(R)));
         default:
             break;

@@ -12,7 +12,11 @@
  * core, so the same bytes.  A sub-bucket is a few MiB, so its sort and its
  * gather stay in cache (the in-memory path reads a line of the whole text
  * at random for every line it writes), and the memory is one window's
- * records -- half the file plus 16 bytes a line -- instead of the text.
+ * records -- a quarter of the file plus 16 bytes a line -- instead of the
+ * text.  Four windows, not two: on a VM where a fresh page costs a page
+ * fault the hypervisor sees, the two reads more cost less than the half
+ * window's pages (docs/performance.md, session 7: the 1 GB file 1.8-2.1 s
+ * with two windows, 1.4-1.5 s with four, 2.5 s with eight).
  *
  * The file is read NWIN times, so every pass reads exactly the bytes the
  * first one measured (a file that grows meanwhile keeps its old part out
@@ -38,7 +42,7 @@
 #include "io.h"
 #include "lanes.h"
 
-#define WIN_BITS 1
+#define WIN_BITS 2
 #define NWIN (1u << WIN_BITS)
 #define MAX_SUB 12                     /* at most 2^12 sub-buckets a window */
 #define SUB_BYTES ((uint64_t)4 << 20)  /* a sub-bucket's target size */
@@ -116,7 +120,7 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
     return win + ((uint64_t)BLK << sb) + 2 * lines + big +
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
 }
-/* Whether fd is a regular file worth reading twice: at least
+/* Whether fd is a regular file worth reading more than once: at least
  * fs__passes_min bytes from its position, lines of MIN_LINE bytes or more
  * on average in its first MiB, and a window's records within limit. */
 int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,

@@ -1,4 +1,4 @@
-/* test_lines_passes.c -- a large regular file read twice instead of held
+/* test_lines_passes.c -- a large regular file read four times instead of held
  * (lib/lines/passes.c): the same bytes as in memory, whatever the header,
  * head, delimiter, threads, long lines or start position; a file that
  * changes between the reads is an error; output into the input file makes
