@@ -13,12 +13,12 @@
  * for an array written at random (one of thousands of buckets: lines'
  * records, fairshuf-mpi's item groups), where with 4 KiB pages nearly
  * every store is a TLB miss, and for a large region filled front to back
- * (the arena of lib/lines/passes.c), where on a VM each fresh 4 KiB page's
- * fault is costly (docs/performance.md: 4.1 -> 1.8 s of user time on a
- * 1 GB file).  Advice only:
- * where the kernel has no THP (or says no) nothing changes.  Not used on
- * the text: on this VM huge pages for it sometimes cost 0.2-0.3 s of
- * system time in page faults (docs/performance.md). */
+ * (the arena of lib/lines/passes.c, the text `fairshuf lines` reads into
+ * memory), where on a VM each fresh 4 KiB page's fault is costly
+ * (docs/performance.md, session 7: the 1e7-line file 0.69-0.75 ->
+ * 0.27-0.44 s; on 2026-11-24's VM the text's huge pages had cost 0.2-0.3 s
+ * of system time instead).  Advice only: where the kernel has no THP (or
+ * says no) nothing changes. */
 static inline void fs__huge(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE

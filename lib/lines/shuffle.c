@@ -170,8 +170,10 @@ int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
         buf = malloc(cap = 1u << 20);
     if (buf == NULL)
         return writer_end(&w, FS_ENOMEM);
-    if (cap > (1u << 20)) /* a regular file's size: it will all be read */
+    if (cap > (1u << 20)) { /* a regular file's size: it will all be read */
+        fs__huge(buf, cap); /* fresh pages are costly on a VM */
         fs__prefault(buf, cap);
+    }
     /* With two threads the second counts the keys' histogram while this
      * one reads (prehist.c), so reads come in pieces it can follow.  (With
      * more threads the counting pass is split among them instead.) */
