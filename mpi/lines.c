@@ -527,6 +527,7 @@ out:
 static unsigned char *share_buf(size_t n)
 {
     unsigned char *b = malloc(n);
+    fs__huge(b, n); /* fresh pages are costly on a VM (as fairshuf lines) */
     fs__prefault(b, n);
     return b;
 }
