@@ -422,13 +422,13 @@ static void usual_path_kept(void **st)
     }
 }
 
-/* Lines of one window long (6000 bytes), of the other short (40): the
- * plan, from the first MiB, expects two halves of about 20 MB (35 MB in
- * all with its slack) and the budget is 37 MB.  With the long lines in the
- * second window, the first read finds it too large (53 MB with the rest);
- * in the first, the arena outgrows the budget while the first read keeps
- * them.  Either way the file is then read the usual way (here: on disk),
- * before any output. */
+/* Lines of one window (a quarter of the key space) long (12000 bytes), of
+ * the others short (40): the plan, from the first MiB, expects four
+ * windows of about 10 MB (well within the budget) and the budget is 37
+ * MB.  With the long lines in the last window, the first read finds it too
+ * large (about 39 MB of records); in the first, the arena outgrows the
+ * budget while the first read keeps them.  Either way the file is then
+ * read the usual way (here: on disk), before any output. */
 static void window_over_budget(void **st)
 {
     (void)st;
@@ -438,7 +438,8 @@ static void window_over_budget(void **st)
         size_t cap = 48 << 20, len = 0;
         unsigned char *text = malloc(cap);
         for (uint64_t i = 0; i < 13000; i++) {
-            size_t l = fs_lines_key(c.key, i, 0) >> 63 == big ? 6000 : 40;
+            size_t l =
+                fs_lines_key(c.key, i, 0) >> 62 == (big ? 3 : 0) ? 12000 : 40;
             len += (size_t)sprintf((char *)text + len, "%llu:",
                                    (unsigned long long)i);
             memset(text + len, 'x', l);
