@@ -370,6 +370,26 @@ static uint64_t kth_smallest(uint64_t *a, size_t n, size_t k)
     return a[kk];
 }
 
+/* The keys of the share's n lines (numbered from first) into keys; with
+ * head < n also the head-th smallest of them into *top (0 for head 0), on
+ * a copy, since the selection reorders. */
+static void share_keys(run *r, uint64_t first, uint64_t n, uint64_t head,
+                       uint64_t *keys, uint64_t *top)
+{
+    fs_lines_keys(r->c->key, first, 0, keys, (size_t)n);
+    if (head >= n)
+        return;
+    uint64_t *cp = malloc((size_t)n * 8);
+    if (cp == NULL) {
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+             (unsigned long long)n);
+        return;
+    }
+    memcpy(cp, keys, (size_t)n * 8);
+    *top = head ? kth_smallest(cp, (size_t)n, (size_t)head - 1) : 0;
+    free(cp);
+}
+
 /* Records key | global number | line, grouped by destination rank; with
  * own != NULL the lines that stay here become items instead, grouped by
  * digit for fs_mpi__sort_grouped (r->own_*).
@@ -401,20 +421,8 @@ static int pack(run *r, const unsigned char *buf, size_t len, uint64_t n,
         (keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
-    if (r->rc == FS_OK) {
-        fs_lines_keys(r->c->key, first, 0, keys, (size_t)n);
-        if (head < n) { /* the head-th smallest key: a copy is reordered */
-            uint64_t *cp = malloc((size_t)n * 8);
-            if (cp == NULL) {
-                fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
-                     (unsigned long long)n);
-            } else {
-                memcpy(cp, keys, (size_t)n * 8);
-                top = head ? kth_smallest(cp, (size_t)n, (size_t)head - 1) : 0;
-                free(cp);
-            }
-        }
-    }
+    if (r->rc == FS_OK)
+        share_keys(r, first, n, head, keys, &top);
     /* every line stays here and none is packed (P = 1, the negative
      * control): only the count matters, no line end is looked for */
     int stay = own != NULL && (P == 1 || r->c->local_only);
@@ -1262,20 +1270,8 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
              (z.keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
-    if (r->rc == FS_OK) {
-        fs_lines_keys(r->c->key, first, 0, z.keys, (size_t)n);
-        if (head < n) { /* the head-th smallest key: a copy is reordered */
-            uint64_t *cp = malloc((size_t)n * 8);
-            if (cp == NULL) {
-                fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
-                     (unsigned long long)n);
-            } else {
-                memcpy(cp, z.keys, (size_t)n * 8);
-                z.top = head ? kth_smallest(cp, (size_t)n, (size_t)head - 1) : 0;
-                free(cp);
-            }
-        }
-    }
+    if (r->rc == FS_OK)
+        share_keys(r, first, n, head, z.keys, &z.top);
     if (failed(r))
         goto out;
     /* counts: per rank and digit (hist), per rank and round (bytes) */
