@@ -651,7 +651,8 @@ int fs__bucket_run(unsigned char *base, size_t n, size_t size,
     p.bufs = ALLOC(calloc(256, sizeof *p.bufs));
     if (p.cnt == NULL || p.pre == NULL || p.full == NULL || p.start == NULL ||
         p.A == NULL || p.F == NULL || p.ovfsrc == NULL ||
-        (p.ts == 1 && p.tagmem == NULL) || p.inv == NULL || p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
+        (p.ts == 1 && p.tagmem == NULL) || p.inv == NULL ||
+        p.tails == NULL || p.ovf == NULL || p.bufs == NULL)
         goto out;
     for (unsigned t = 0; t < nbuf; t++)
         if ((p.bufs[t] = ALLOC(aligned_alloc(
