@@ -8,9 +8,9 @@
  * with each line's length, so the sorter never looks for a line's end) in
  * 2^sub sub-buckets by the next key bits, chained in blocks of one arena
  * that every pass reuses.  The sub-buckets are then taken in key order,
- * each copied contiguous and sorted by fs__sort_emit: the same total key order as in memory and out of
- * core, so the same bytes.  A sub-bucket is a few MiB, so its sort and its
- * gather stay in cache (the in-memory path reads a line of the whole text
+ * each copied contiguous and sorted by fs__sort_emit: the same total key
+ * order as in memory and out of core, so the same bytes.  A sub-bucket is
+ * a few MiB, so its sort and its gather stay in cache (the in-memory path reads a line of the whole text
  * at random for every line it writes), and the memory is one window's
  * records -- a quarter of the file plus 16 bytes a line -- instead of the
  * text.  Four windows, not two: on a VM where a fresh page costs a page
