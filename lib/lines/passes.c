@@ -1,22 +1,22 @@
 /* passes.c -- a large regular file shuffled in memory without holding its
  * text: the keyed order is written window by window.
  *
- * The key space is cut into NWIN equal windows (the key's top WIN_BITS
- * bits).  Pass p reads the whole file with pread, from the position fd had,
- * and keeps the lines whose key lies in window p as records
- * [key][index << 16 | length][line] (FS__STORED_LEN: the spill format
- * with each line's length, so the sorter never looks for a line's end) in
- * 2^sub sub-buckets by the next key bits, chained in blocks of one arena
- * that every pass reuses.  The sub-buckets are then taken in key order,
- * each copied contiguous and sorted by fs__sort_emit: the same total key
- * order as in memory and out of core, so the same bytes.  A sub-bucket is
- * a few MiB, so its sort and its gather stay in cache (the in-memory path reads a line of the whole text
- * at random for every line it writes), and the memory is one window's
- * records -- a quarter of the file plus 16 bytes a line -- instead of the
- * text.  Four windows, not two: on a VM where a fresh page costs a page
- * fault the hypervisor sees, two more reads cost less than the pages of
- * the larger window (docs/performance.md, session 7: the 1 GB file 1.8-2.1 s
- * with two windows, 1.4-1.5 s with four, 2.5 s with eight).
+ * The key space is cut into NWIN equal windows (the key's top WIN_BITS bits).
+ * Pass p reads the whole file with pread, from the position fd had, and keeps
+ * the lines whose key lies in window p as records [key][index << 16 |
+ * length][line] (FS__STORED_LEN: the spill format with each line's length, so
+ * the sorter never looks for a line's end) in 2^sub sub-buckets by the next key
+ * bits, chained in blocks of one arena that every pass reuses.  The sub-buckets
+ * are then taken in key order, each copied contiguous and sorted by
+ * fs__sort_emit: the same total key order as in memory and out of core, so the
+ * same bytes.  A sub-bucket is a few MiB, so its sort and its gather stay in
+ * cache (the in-memory path reads a line of the whole text at random for every
+ * line it writes), and the memory is one window's records -- a quarter of the
+ * file plus 16 bytes a line -- instead of the text.  Four windows, not two: on
+ * a VM where a fresh page costs a page fault the hypervisor sees, two more
+ * reads cost less than the pages of the larger window (docs/performance.md,
+ * session 7: the 1 GB file 1.8-2.1 s with two windows, 1.4-1.5 s with four,
+ * 2.5 s with eight).
  *
  * The file is read NWIN times, so every pass reads exactly the bytes the
  * first one measured (a file that grows meanwhile keeps its old part out
