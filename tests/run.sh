@@ -11,10 +11,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 filter=${FS_TEST_FILTER:-}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-passed=0 failed=0
+passed=0 failed=0 started=$SECONDS
 
 count() { # name, tap file, exit status
-    local p f
+    local p f secs=$((SECONDS - started))
     p=$(grep -cE '^ok ' "$2")
     f=$(grep -cE '^not ok ' "$2")
     if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -27,13 +27,14 @@ count() { # name, tap file, exit status
     fi
     passed=$((passed + p))
     failed=$((failed + f))
-    printf '%-32s %4d passed, %d failed\n' "$1" "$p" "$f"
+    printf '%-32s %4d passed, %d failed  %4ds\n' "$1" "$p" "$f" "$secs"
 }
 
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    started=$SECONDS
     "$t" >"$log/$name" 2>&1
     count "$name" "$log/$name" $?
 done
@@ -42,6 +43,7 @@ for b in tests/cli/*.bats; do
     [ -e "$b" ] || continue
     name=$(basename "$b")
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    started=$SECONDS
     bats --tap "$b" >"$log/$name" 2>&1
     count "$name" "$log/$name" $?
 done
@@ -51,12 +53,14 @@ for w in tests/web/*.test.mjs; do
     [ -e "$w" ] || continue
     name=web-$(basename "$w" .test.mjs)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    started=$SECONDS
     node --test --test-reporter=tap "$w" >"$log/$name" 2>&1
     count "$name" "$log/$name" $?
 done
 
 # The Python package's tests (pytest), counted like the others.
 if [ -d python/tests ] && { [ -z "$filter" ] || [[ python == *$filter* ]]; }; then
+    started=$SECONDS
     PYTHONPATH=$PWD/python ${PYTHON:-/usr/bin/python3} -m pytest -rA -q \
         -p no:cacheprovider python/tests >"$log/python.raw" 2>&1
     st=$?

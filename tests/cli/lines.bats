@@ -93,8 +93,10 @@ ARGS
     # the file shrinks between the reads: the output is opened after the
     # first, so once a byte has come through the pipe the first read is over;
     # the second finds the file short: an error, exit 1
+    # (--memory: the default budget follows the machine's free memory, and
+    # under too little of it the file would be read once, out of core)
     mkfifo fifo
-    "$FS_BIN" lines in > fifo 2> err &
+    "$FS_BIN" lines --memory=2G in > fifo 2> err &
     pid=$!
     exec 8< fifo
     IFS= read -r -N 1 -u 8 first
