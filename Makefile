@@ -64,7 +64,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-openssl check-sodium check-keyed sdist wheel test install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-long check-openssl check-sodium check-keyed sdist wheel test test-build install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf $(BUILD)/fairshuf-serve
@@ -75,6 +75,7 @@ help:
 	@echo "make check      set up (build and test needs), build, run the suite"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
+	@echo "make check-long      the suite with its long test matrices (opt-in)"
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make check-sodium    vectors and goldens on the CHACHA=sodium fallback build"
@@ -189,8 +190,12 @@ $(BUILD)/tests/failmadvise.so: tests/support/failmadvise.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $<
 
-test: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
+# test-build: what the suite runs; test: runs it (tests/run.sh).  The check
+# targets build with -j$(JOBS), then run the suite.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test-build: all $(TEST_BIN) $(BUILD)/tests/failrandom.so $(BUILD)/tests/failmadvise.so \
       $(BUILD)/tests/serve-load $(PY_EXT) $(WEB_PAGE)
+test: test-build
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/run.sh
 
 demo: setup-build
@@ -199,23 +204,35 @@ demo: setup-build
 	@BUILD=$(BUILD) scripts/demo.sh
 
 check: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@$(MAKE) --no-print-directory test
 
 check-sanitize: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build BUILD=build-san SANITIZE=1
 	@$(MAKE) --no-print-directory test BUILD=build-san SANITIZE=1
 
 check-clang: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build BUILD=build-clang CC=clang CXX=clang++
 	@$(MAKE) --no-print-directory test BUILD=build-clang CC=clang CXX=clang++
+
+# Opt-in: the suite with the long matrices that `make check` samples
+# (FS_TEST_LONG=1, tests/cli/long.bash: every P, count and piece size of
+# tests/cli/mpi*.bats, 1,000 player steps, ...).
+check-long: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build
+	@FS_TEST_LONG=1 $(MAKE) --no-print-directory test
 
 # Opt-in (about 15 minutes here, not in CI): the threaded code -- the bucket
 # shuffle's phases, lines' intake, sort and spill, attack, fairshuf-mpi --
 # under ThreadSanitizer; a report makes its process exit 66, a failure.
 check-tsan: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build BUILD=build-tsan SANITIZE=thread
 	@$(MAKE) --no-print-directory test BUILD=build-tsan SANITIZE=thread
 
 # The whole suite on a build whose ChaCha20 keystream is OpenSSL's, forced
 # (CHACHA=openssl; `make check` already is one where libssl-dev is found).
 check-openssl: setup
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build BUILD=build-openssl CHACHA=openssl
 	@$(MAKE) --no-print-directory test BUILD=build-openssl CHACHA=openssl
 
 # The fallback build (CHACHA=sodium: libsodium's keystream, where OpenSSL
@@ -225,7 +242,7 @@ check-openssl: setup
 SODIUM_CHECKS := test_rng_vectors test_keyed test_bucket test_fork \
                  test_erasure perm_rng.bats perm_lazy.bats deal.bats
 check-sodium: setup
-	@$(MAKE) --no-print-directory BUILD=build-sodium CHACHA=sodium all \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-sodium CHACHA=sodium all \
 	    $(addprefix build-sodium/tests/,$(filter test_%,$(SODIUM_CHECKS)) \
 	    failrandom.so failmadvise.so)
 	@for t in $(SODIUM_CHECKS); do \
@@ -274,7 +291,7 @@ $(BUILD)/tests/test_mpi_sort: mpi/tests/test_mpi_sort.c $(BUILD)/libfairshuf-mpi
 	@OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Impi $(SANLD) -o $@ $< \
 	    $(BUILD)/libfairshuf-mpi.a $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
 
-test: $(BUILD)/tests/test_mpi_sort
+test-build: $(BUILD)/tests/test_mpi_sort
 
 .PHONY: install-mpi
 install-mpi: install $(BUILD)/fairshuf-mpi

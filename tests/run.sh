@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# run.sh -- runs every unit test binary (cmocka, TAP output) and every bats
-# file, prints each failure, and ends with one line: "N passed, N failed".
-# BUILD names the build folder; FS_TEST_FILTER limits to matching names.
+# run.sh -- runs every unit test binary (cmocka, TAP output), every bats
+# file, the browser page's tests and the Python package's tests, prints each
+# file's result (in a fixed order, with its seconds) and each failure, and
+# ends with one line: "N passed, N failed".
+# BUILD names the build folder; FS_TEST_FILTER limits to matching names;
+# FS_TEST_JOBS files run at once (default: the number of CPUs, at least 2:
+# much of the suite waits on mpirun, curl and sleeps, not on a CPU);
+# FS_TEST_LONG=1 (make check-long) runs the long matrices the suite samples.
 set -u
 BUILD=${BUILD:-build}
 export BUILD FS_BIN="$PWD/$BUILD/fairshuf" FS_FAILRANDOM="$PWD/$BUILD/tests/failrandom.so"
@@ -9,12 +14,78 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 filter=${FS_TEST_FILTER:-}
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -ge 2 ] || jobs=2
+jobs=${FS_TEST_JOBS:-$jobs}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-passed=0 failed=0 started=$SECONDS
+passed=0 failed=0
 
-count() { # name, tap file, exit status
-    local p f secs=$((SECONDS - started))
+# The test files: "name command..." per line, the slowest first so that the
+# pool ends together (the order of the report is fixed: see below).
+names=() cmds=()
+add() { # name, command...
+    local name=$1
+    shift
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && return
+    names+=("$name")
+    cmds+=("$(printf '%q ' "$@")")
+}
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] && add "$(basename "$t")" "$t"
+done
+for b in tests/cli/*.bats; do
+    [ -e "$b" ] && add "$(basename "$b")" bats --tap "$b"
+done
+# The browser verifier page's tests (node's test runner, TAP; Chromium).
+for w in tests/web/*.test.mjs; do
+    [ -e "$w" ] && add "web-$(basename "$w" .test.mjs)" node --test --test-reporter=tap "$w"
+done
+# The Python package's tests (pytest), turned into TAP lines by run_python.
+[ -d python/tests ] && add python run_python
+
+run_python() {
+    local st
+    PYTHONPATH=$PWD/python ${PYTHON:-/usr/bin/python3} -m pytest -rA -q \
+        -p no:cacheprovider python/tests >"$log/python.raw" 2>&1
+    st=$?
+    sed -nE 's/^PASSED /ok /p; s/^(FAILED|ERROR) /not ok /p' "$log/python.raw"
+    [ "$st" -ne 0 ] && grep -E -B30 '^(FAILED|ERROR) ' "$log/python.raw" | head -n 80 >&2
+    return "$st"
+}
+
+# one file: its output in $log/NAME, its status in NAME.rc, seconds in NAME.s
+run_one() { # index
+    local name=${names[$1]} start=$SECONDS st
+    eval "${cmds[$1]}" >"$log/$name" 2>&1
+    st=$?
+    echo $((SECONDS - start)) >"$log/$name.s"
+    echo "$st" >"$log/$name.rc"
+}
+
+# slowest first: the files known to take longest, then the rest
+order=()
+for slow in mpi.bats mpi_rounds.bats newcomer.bats playlist_player.bats python \
+            perm_rng.bats fair.bats verify.bats web-deals lines.bats trust.bats; do
+    for i in "${!names[@]}"; do [ "${names[$i]}" = "$slow" ] && order+=("$i"); done
+done
+for i in "${!names[@]}"; do
+    [[ " ${order[*]} " == *" $i "* ]] || order+=("$i")
+done
+
+running=0
+for i in "${order[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    run_one "$i" &
+    running=$((running + 1))
+done
+wait
+
+count() { # name, tap file, exit status, seconds
+    local p f
     p=$(grep -cE '^ok ' "$2")
     f=$(grep -cE '^not ok ' "$2")
     if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -27,47 +98,17 @@ count() { # name, tap file, exit status
     fi
     passed=$((passed + p))
     failed=$((failed + f))
-    printf '%-32s %4d passed, %d failed  %4ds\n' "$1" "$p" "$f" "$secs"
+    printf '%-32s %4d passed, %d failed  %4ds\n' "$1" "$p" "$f" "$4"
 }
 
-for t in "$BUILD"/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    started=$SECONDS
-    "$t" >"$log/$name" 2>&1
-    count "$name" "$log/$name" $?
+for name in "${names[@]}"; do
+    if [ ! -e "$log/$name.rc" ]; then # killed before it could say
+        echo "not ok 1 $name: did not finish" >>"$log/$name"
+        echo 1 >"$log/$name.rc"
+        echo 0 >"$log/$name.s"
+    fi
+    count "$name" "$log/$name" "$(cat "$log/$name.rc")" "$(cat "$log/$name.s")"
 done
-
-for b in tests/cli/*.bats; do
-    [ -e "$b" ] || continue
-    name=$(basename "$b")
-    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    started=$SECONDS
-    bats --tap "$b" >"$log/$name" 2>&1
-    count "$name" "$log/$name" $?
-done
-
-# The browser verifier page's tests (node's test runner, TAP; Chromium).
-for w in tests/web/*.test.mjs; do
-    [ -e "$w" ] || continue
-    name=web-$(basename "$w" .test.mjs)
-    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    started=$SECONDS
-    node --test --test-reporter=tap "$w" >"$log/$name" 2>&1
-    count "$name" "$log/$name" $?
-done
-
-# The Python package's tests (pytest), counted like the others.
-if [ -d python/tests ] && { [ -z "$filter" ] || [[ python == *$filter* ]]; }; then
-    started=$SECONDS
-    PYTHONPATH=$PWD/python ${PYTHON:-/usr/bin/python3} -m pytest -rA -q \
-        -p no:cacheprovider python/tests >"$log/python.raw" 2>&1
-    st=$?
-    sed -nE 's/^PASSED /ok /p; s/^(FAILED|ERROR) /not ok /p' "$log/python.raw" >"$log/python"
-    [ "$st" -ne 0 ] && grep -E -B30 '^(FAILED|ERROR) ' "$log/python.raw" | head -n 80
-    count python "$log/python" "$st"
-fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

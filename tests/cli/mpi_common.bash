@@ -10,6 +10,9 @@ setup() {
     # as root Open MPI wants these; shared memory only, no network probing
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+    # a session directory of the test's own: mpiruns of other test files
+    # running at once (tests/run.sh) race on the shared /tmp/ompi.HOST.UID
+    export OMPI_MCA_orte_tmpdir_base="$T"
     # under ASan: Open MPI's own allocations at exit are not ours to report
     # (full stacks, so that frames in its plugins name their library)
     export LSAN_OPTIONS="suppressions=$BATS_TEST_DIRNAME/../../mpi/lsan.supp:print_suppressions=0"

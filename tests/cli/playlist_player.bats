@@ -14,6 +14,7 @@ setup() {
 }
 
 load stopped # wait_stopped
+load long # pick
 
 teardown() {
     [ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
@@ -189,19 +190,20 @@ library() {
     [ "$status" -eq 1 ]
 }
 
-@test "two concurrent next loops over 1,000 steps replay nothing within a cycle" {
+@test "two concurrent next loops (1,000 steps; make check 200) replay nothing within a cycle" {
     L=$D/list.txt
+    k=$(pick 500 100) # make check: 200 steps, 10 cycles
     "$B" playlist "$L" --seed=cc --state="$D/st" next > "$D/a"
     loop() { for _ in $(seq "$1"); do "$B" playlist "$L" --state="$D/st" next; done; }
-    loop 499 >> "$D/a" &
+    loop $((k - 1)) >> "$D/a" &
     p1=$!
-    loop 500 > "$D/b" &
+    loop "$k" > "$D/b" &
     p2=$!
     wait $p1 $p2
-    # 1,000 steps = 50 cycles of 20: every song exactly 50 times
-    [ "$(cat "$D/a" "$D/b" | wc -l)" -eq 1000 ]
-    [ "$(cat "$D/a" "$D/b" | sort | uniq -c | awk '$1 != 50' | wc -l)" -eq 0 ]
-    grep -q 'step=1000 ' "$D/st"
+    # 2k steps = k / 10 cycles of 20: every song exactly k / 10 times
+    [ "$(cat "$D/a" "$D/b" | wc -l)" -eq $((2 * k)) ]
+    [ "$(cat "$D/a" "$D/b" | sort | uniq -c | awk -v c=$((k / 10)) '$1 != c' | wc -l)" -eq 0 ]
+    grep -q "step=$((2 * k)) " "$D/st"
 }
 
 @test "a step is recorded only once its song is printed" {
