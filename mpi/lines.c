@@ -20,6 +20,7 @@
 #include "advise.h"
 #include "fairshuf/lines.h"
 #include "lines/csv.h"
+#include "lines/engine.h"
 #include "lines.h"
 
 typedef struct run {
@@ -1478,6 +1479,58 @@ static void csv_frame_share(run *r, uint64_t *start, uint64_t *end)
 
 /* ---------------------------------------------------------------- run */
 
+/* ------------------------------------------------- one rank (P = 1) */
+
+static int shard_fd(void *arg)
+{
+    return *(const int *)arg;
+}
+
+/* P = 1 in memory: nothing moves, so the share (buf[0..len), n lines, all
+ * ending with the delimiter, the header already written) is shuffled by
+ * the in-memory path of `fairshuf lines` itself (lib/lines/shuffle.c):
+ * the same keyed order, hence the same bytes, without the keys array,
+ * the items and the pack that exist for the exchange.  Returns 0, having
+ * done nothing, where it does not apply (--csv, a share of 4 GiB or
+ * more, a --memory budget the library's sort would not fit in, the
+ * spill test hook): the general path then runs. */
+static int one_rank(run *r, const unsigned char *buf, size_t len,
+                    uint64_t n, int fd, const char *tmp)
+{
+    const fs_mpi_lines_config *c = r->c;
+    if (r->P != 1 || c->csv || len >= 0xfffffff0u ||
+        getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL ||
+        (c->memory &&
+         len + fs__sort_overhead(n, 1) + out_buf_size(r) > c->memory))
+        return 0;
+    double t0 = MPI_Wtime();
+    fs_lines_config lc;
+    fs_lines_result lr;
+    memset(&lc, 0, sizeof lc);
+    lc.delim = r->d;
+    lc.head = c->head;
+    lc.memory = (size_t)c->memory;
+    lc.tmpdir = c->tmpdir;
+    lc.threads = 1; /* a rank is one process of the job */
+    memcpy(lc.key, c->key, sizeof lc.key);
+    lc.open_output = shard_fd;
+    lc.output_arg = &fd;
+    int st = fs__lines_shuffle_counted(buf, len, n, &lc, &lr);
+    r->res->lines_in += n;
+    r->res->bytes_in += len;
+    r->res->lines_out += lr.written;
+    r->res->bytes_out += lr.out_bytes;
+    r->res->t_sort += MPI_Wtime() - t0; /* the sort and the write */
+    if (st == FS_EIO)
+        fail(r, st, "%s: %s", tmp, strerror(lr.err));
+    else if (st == FS_ENOMEM)
+        fail(r, st, "memory exhausted (sorting %llu lines)",
+             (unsigned long long)n);
+    else if (st != FS_OK)
+        fail(r, st, "%s: %s", tmp, fs_strerror(st));
+    return 1;
+}
+
 int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
                   fs_mpi_lines_result *res)
 {
@@ -1563,6 +1616,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
         if (r->rank == 0)
             first = 0;
+        if (one_rank(r, buf, (size_t)len, n, sh.fd, sh.tmp)) {
+            if (failed(r))
+                goto out;
+            goto close;
+        }
         if (r->P > 1 && !c->local_only &&
             in_rounds(r, buf, (size_t)len, n, first, sh.fd, sh.tmp)) {
             if (r->rc != FS_OK) /* agreed on already: not again */
