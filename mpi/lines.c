@@ -1271,8 +1271,11 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
              (z.keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
-    if (r->rc == FS_OK)
+    if (r->rc == FS_OK) {
+        fs__huge(z.keys, (size_t)n * 8 + 8); /* fresh pages: costly on a VM */
+        fs__huge(z.llen, (size_t)n * 4 + 4);
         share_keys(r, first, n, head, z.keys, &z.top);
+    }
     if (failed(r))
         goto out;
     /* counts: per rank and digit (hist), per rank and round (bytes) */
@@ -1486,6 +1489,64 @@ static int shard_fd(void *arg)
     return *(const int *)arg;
 }
 
+/* P = 1 and one FILE: nothing moves, and the input is that file, so the
+ * job is `fairshuf lines --seed FILE` itself (fs_lines_shuffle: the same
+ * keyed order, header and -n, hence the same bytes), with its memory plan:
+ * a large file of long lines read twice, half of it held at a time, or
+ * its spill path if its own budget says so.  Returns 0, having done
+ * nothing, where it does not apply (--csv, a file that a --memory budget
+ * sends out of core, the spill test hook); the general path then runs. */
+static int whole_file(run *r, int fd, const char *tmp)
+{
+    const fs_mpi_lines_config *c = r->c;
+    if (r->P != 1 || c->nfiles != 1 || c->csv ||
+        (c->memory && 3 * r->total > c->memory) || /* as the general path */
+        getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL)
+        return 0;
+    double t0 = MPI_Wtime();
+    fs_lines_config lc;
+    fs_lines_result lr;
+    memset(&lc, 0, sizeof lc);
+    memset(&lr, 0, sizeof lr);
+    lc.delim = c->delim;
+    lc.head = c->head;
+    lc.header = c->header;
+    lc.memory = (size_t)c->memory;
+    lc.tmpdir = c->tmpdir;
+    lc.threads = 1; /* a rank is one process of the job */
+    memcpy(lc.key, c->key, sizeof lc.key);
+    lc.open_output = shard_fd;
+    lc.output_arg = &fd;
+    const char *name = c->files[0];
+    int in = open(name, O_RDONLY | O_CLOEXEC), st;
+    if (in < 0) {
+        fail(r, FS_EIO, "%s: %s", name, strerror(errno));
+        return 1;
+    }
+    st = fs_lines_shuffle(in, &lc, &lr);
+    close(in);
+    r->res->lines_in += lr.lines;
+    r->res->bytes_in += r->total;
+    r->res->lines_out += lr.written;
+    r->res->bytes_out += lr.out_bytes;
+    r->res->spilled += lr.spilled;
+    r->res->t_sort += MPI_Wtime() - t0; /* all of it: read, sort, write */
+    if (st == FS_EIO && lr.where == FS_LINES_OUTPUT)
+        fail(r, st, "%s: %s", tmp, strerror(lr.err));
+    else if (st == FS_EIO && lr.where == FS_LINES_TEMP)
+        fail(r, st, "temporary file in %s: %s",
+             c->tmpdir ? c->tmpdir : "/tmp", strerror(lr.err));
+    else if (st == FS_EIO && lr.where == FS_LINES_INPUT_CHANGED)
+        fail(r, st, "%s: file changed while being read", name);
+    else if (st == FS_EIO)
+        fail(r, st, "%s: %s", name, strerror(lr.err));
+    else if (st == FS_ENOMEM)
+        fail(r, st, "memory exhausted");
+    else if (st != FS_OK)
+        fail(r, st, "%s: %s", name, fs_strerror(st));
+    return 1;
+}
+
 /* P = 1 in memory: nothing moves, so the share (buf[0..len), n lines, all
  * ending with the delimiter, the header already written) is shuffled by
  * the in-memory path of `fairshuf lines` itself (lib/lines/shuffle.c):
@@ -1565,6 +1626,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     uint64_t start, end, hend = 0;
     if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
         goto out;
+    if (whole_file(r, sh.fd, sh.tmp)) {
+        if (failed(r))
+            goto out;
+        goto close;
+    }
     if (c->header > 0) {
         /* --header: rank 0 writes the first lines, which end at hend (a
          * line boundary); the lines before it leave every share, so the
