@@ -1489,6 +1489,47 @@ static int shard_fd(void *arg)
     return *(const int *)arg;
 }
 
+/* The config of `fairshuf lines` for this rank's job, written to *fd. */
+static void lib_config(const run *r, fs_lines_config *lc, int *fd)
+{
+    const fs_mpi_lines_config *c = r->c;
+    memset(lc, 0, sizeof *lc);
+    lc->delim = r->d;
+    lc->head = c->head;
+    lc->memory = (size_t)c->memory;
+    lc->tmpdir = c->tmpdir;
+    lc->threads = 1; /* a rank is one process of the job */
+    memcpy(lc->key, c->key, sizeof lc->key);
+    lc->open_output = shard_fd;
+    lc->output_arg = fd;
+}
+
+/* The library's result lr (status st, begun at t0) into the rank's: the
+ * counts, the time (all of it counted as sort: reading, sorting and
+ * writing are one call) and the failure, if any ("name": the input). */
+static void lib_result(run *r, int st, const fs_lines_result *lr,
+                       const char *name, const char *tmp, double t0)
+{
+    r->res->lines_out += lr->written;
+    r->res->bytes_out += lr->out_bytes;
+    r->res->spilled += lr->spilled;
+    r->res->t_sort += MPI_Wtime() - t0;
+    if (st == FS_EIO && lr->where == FS_LINES_OUTPUT)
+        fail(r, st, "%s: %s", tmp, strerror(lr->err));
+    else if (st == FS_EIO && lr->where == FS_LINES_TEMP)
+        fail(r, st, "temporary file in %s: %s",
+             r->c->tmpdir ? r->c->tmpdir : "/tmp", strerror(lr->err));
+    else if (st == FS_EIO && lr->where == FS_LINES_INPUT_CHANGED)
+        fail(r, st, "%s: file changed while being read", name);
+    else if (st == FS_EIO)
+        fail(r, st, "%s: %s", name, strerror(lr->err));
+    else if (st == FS_ENOMEM)
+        fail(r, st, "memory exhausted (sorting %llu lines)",
+             (unsigned long long)lr->lines);
+    else if (st != FS_OK)
+        fail(r, st, "%s: %s", name, fs_strerror(st));
+}
+
 /* P = 1 and one FILE: nothing moves, and the input is that file, so the
  * job is `fairshuf lines --seed FILE` itself (fs_lines_shuffle: the same
  * keyed order, header and -n, hence the same bytes), with its memory plan:
@@ -1506,44 +1547,19 @@ static int whole_file(run *r, int fd, const char *tmp)
     double t0 = MPI_Wtime();
     fs_lines_config lc;
     fs_lines_result lr;
-    memset(&lc, 0, sizeof lc);
-    memset(&lr, 0, sizeof lr);
-    lc.delim = c->delim;
-    lc.head = c->head;
+    lib_config(r, &lc, &fd);
     lc.header = c->header;
-    lc.memory = (size_t)c->memory;
-    lc.tmpdir = c->tmpdir;
-    lc.threads = 1; /* a rank is one process of the job */
-    memcpy(lc.key, c->key, sizeof lc.key);
-    lc.open_output = shard_fd;
-    lc.output_arg = &fd;
     const char *name = c->files[0];
-    int in = open(name, O_RDONLY | O_CLOEXEC), st;
+    int in = open(name, O_RDONLY | O_CLOEXEC);
     if (in < 0) {
         fail(r, FS_EIO, "%s: %s", name, strerror(errno));
         return 1;
     }
-    st = fs_lines_shuffle(in, &lc, &lr);
+    int st = fs_lines_shuffle(in, &lc, &lr);
     close(in);
     r->res->lines_in += lr.lines;
     r->res->bytes_in += r->total;
-    r->res->lines_out += lr.written;
-    r->res->bytes_out += lr.out_bytes;
-    r->res->spilled += lr.spilled;
-    r->res->t_sort += MPI_Wtime() - t0; /* all of it: read, sort, write */
-    if (st == FS_EIO && lr.where == FS_LINES_OUTPUT)
-        fail(r, st, "%s: %s", tmp, strerror(lr.err));
-    else if (st == FS_EIO && lr.where == FS_LINES_TEMP)
-        fail(r, st, "temporary file in %s: %s",
-             c->tmpdir ? c->tmpdir : "/tmp", strerror(lr.err));
-    else if (st == FS_EIO && lr.where == FS_LINES_INPUT_CHANGED)
-        fail(r, st, "%s: file changed while being read", name);
-    else if (st == FS_EIO)
-        fail(r, st, "%s: %s", name, strerror(lr.err));
-    else if (st == FS_ENOMEM)
-        fail(r, st, "memory exhausted");
-    else if (st != FS_OK)
-        fail(r, st, "%s: %s", name, fs_strerror(st));
+    lib_result(r, st, &lr, name, tmp, t0);
     return 1;
 }
 
@@ -1567,28 +1583,11 @@ static int one_rank(run *r, const unsigned char *buf, size_t len,
     double t0 = MPI_Wtime();
     fs_lines_config lc;
     fs_lines_result lr;
-    memset(&lc, 0, sizeof lc);
-    lc.delim = r->d;
-    lc.head = c->head;
-    lc.memory = (size_t)c->memory;
-    lc.tmpdir = c->tmpdir;
-    lc.threads = 1; /* a rank is one process of the job */
-    memcpy(lc.key, c->key, sizeof lc.key);
-    lc.open_output = shard_fd;
-    lc.output_arg = &fd;
+    lib_config(r, &lc, &fd);
     int st = fs__lines_shuffle_counted(buf, len, n, &lc, &lr);
     r->res->lines_in += n;
     r->res->bytes_in += len;
-    r->res->lines_out += lr.written;
-    r->res->bytes_out += lr.out_bytes;
-    r->res->t_sort += MPI_Wtime() - t0; /* the sort and the write */
-    if (st == FS_EIO)
-        fail(r, st, "%s: %s", tmp, strerror(lr.err));
-    else if (st == FS_ENOMEM)
-        fail(r, st, "memory exhausted (sorting %llu lines)",
-             (unsigned long long)n);
-    else if (st != FS_OK)
-        fail(r, st, "%s: %s", tmp, fs_strerror(st));
+    lib_result(r, st, &lr, c->nfiles ? c->files[0] : "-", tmp, t0);
     return 1;
 }
 
