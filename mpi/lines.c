@@ -20,6 +20,7 @@
 #include "advise.h"
 #include "fairshuf/lines.h"
 #include "lines/csv.h"
+#include "lines/engine.h"
 #include "lines.h"
 
 typedef struct run {
@@ -1270,8 +1271,11 @@ static int in_rounds(run *r, const unsigned char *buf, size_t len,
              (z.keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
-    if (r->rc == FS_OK)
+    if (r->rc == FS_OK) {
+        fs__huge(z.keys, (size_t)n * 8 + 8); /* fresh pages: costly on a VM */
+        fs__huge(z.llen, (size_t)n * 4 + 4);
         share_keys(r, first, n, head, z.keys, &z.top);
+    }
     if (failed(r))
         goto out;
     /* counts: per rank and digit (hist), per rank and round (bytes) */
@@ -1478,6 +1482,115 @@ static void csv_frame_share(run *r, uint64_t *start, uint64_t *end)
 
 /* ---------------------------------------------------------------- run */
 
+/* ------------------------------------------------- one rank (P = 1) */
+
+static int shard_fd(void *arg)
+{
+    return *(const int *)arg;
+}
+
+/* The config of `fairshuf lines` for this rank's job, written to *fd. */
+static void lib_config(const run *r, fs_lines_config *lc, int *fd)
+{
+    const fs_mpi_lines_config *c = r->c;
+    memset(lc, 0, sizeof *lc);
+    lc->delim = r->d;
+    lc->head = c->head;
+    lc->memory = (size_t)c->memory;
+    lc->tmpdir = c->tmpdir;
+    lc->threads = 1; /* a rank is one process of the job */
+    memcpy(lc->key, c->key, sizeof lc->key);
+    lc->open_output = shard_fd;
+    lc->output_arg = fd;
+}
+
+/* The library's result lr (status st, begun at t0) into the rank's: the
+ * counts, the time (all of it counted as sort: reading, sorting and
+ * writing are one call) and the failure, if any ("name": the input). */
+static void lib_result(run *r, int st, const fs_lines_result *lr,
+                       const char *name, const char *tmp, double t0)
+{
+    r->res->lines_out += lr->written;
+    r->res->bytes_out += lr->out_bytes;
+    r->res->spilled += lr->spilled;
+    r->res->t_sort += MPI_Wtime() - t0;
+    if (st == FS_EIO && lr->where == FS_LINES_OUTPUT)
+        fail(r, st, "%s: %s", tmp, strerror(lr->err));
+    else if (st == FS_EIO && lr->where == FS_LINES_TEMP)
+        fail(r, st, "temporary file in %s: %s",
+             r->c->tmpdir ? r->c->tmpdir : "/tmp", strerror(lr->err));
+    else if (st == FS_EIO && lr->where == FS_LINES_INPUT_CHANGED)
+        fail(r, st, "%s: file changed while being read", name);
+    else if (st == FS_EIO)
+        fail(r, st, "%s: %s", name, strerror(lr->err));
+    else if (st == FS_ENOMEM)
+        fail(r, st, "memory exhausted (sorting %llu lines)",
+             (unsigned long long)lr->lines);
+    else if (st != FS_OK)
+        fail(r, st, "%s: %s", name, fs_strerror(st));
+}
+
+/* P = 1 and one FILE: nothing moves, and the input is that file, so the
+ * job is `fairshuf lines --seed FILE` itself (fs_lines_shuffle: the same
+ * keyed order, header and -n, hence the same bytes), with its memory plan:
+ * a large file of long lines read twice, half of it held at a time, or
+ * its spill path if its own budget says so.  Returns 0, having done
+ * nothing, where it does not apply (--csv, a file that a --memory budget
+ * sends out of core, the spill test hook); the general path then runs. */
+static int whole_file(run *r, int fd, const char *tmp)
+{
+    const fs_mpi_lines_config *c = r->c;
+    if (r->P != 1 || c->nfiles != 1 || c->csv ||
+        (c->memory && 3 * r->total > c->memory) || /* as the general path */
+        getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL)
+        return 0;
+    double t0 = MPI_Wtime();
+    fs_lines_config lc;
+    fs_lines_result lr;
+    lib_config(r, &lc, &fd);
+    lc.header = c->header;
+    const char *name = c->files[0];
+    int in = open(name, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        fail(r, FS_EIO, "%s: %s", name, strerror(errno));
+        return 1;
+    }
+    int st = fs_lines_shuffle(in, &lc, &lr);
+    close(in);
+    r->res->lines_in += lr.lines;
+    r->res->bytes_in += r->total;
+    lib_result(r, st, &lr, name, tmp, t0);
+    return 1;
+}
+
+/* P = 1 in memory: nothing moves, so the share (buf[0..len), n lines, all
+ * ending with the delimiter, the header already written) is shuffled by
+ * the in-memory path of `fairshuf lines` itself (lib/lines/shuffle.c):
+ * the same keyed order, hence the same bytes, without the keys array,
+ * the items and the pack that exist for the exchange.  Returns 0, having
+ * done nothing, where it does not apply (--csv, a share of 4 GiB or
+ * more, a --memory budget the library's sort would not fit in, the
+ * spill test hook): the general path then runs. */
+static int one_rank(run *r, const unsigned char *buf, size_t len,
+                    uint64_t n, int fd, const char *tmp)
+{
+    const fs_mpi_lines_config *c = r->c;
+    if (r->P != 1 || c->csv || len >= 0xfffffff0u ||
+        getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL ||
+        (c->memory &&
+         len + fs__sort_overhead(n, 1) + out_buf_size(r) > c->memory))
+        return 0;
+    double t0 = MPI_Wtime();
+    fs_lines_config lc;
+    fs_lines_result lr;
+    lib_config(r, &lc, &fd);
+    int st = fs__lines_shuffle_counted(buf, len, n, &lc, &lr);
+    r->res->lines_in += n;
+    r->res->bytes_in += len;
+    lib_result(r, st, &lr, c->nfiles ? c->files[0] : "-", tmp, t0);
+    return 1;
+}
+
 int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
                   fs_mpi_lines_result *res)
 {
@@ -1512,6 +1625,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     uint64_t start, end, hend = 0;
     if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
         goto out;
+    if (whole_file(r, sh.fd, sh.tmp)) {
+        if (failed(r))
+            goto out;
+        goto close;
+    }
     if (c->header > 0) {
         /* --header: rank 0 writes the first lines, which end at hend (a
          * line boundary); the lines before it leave every share, so the
@@ -1563,6 +1681,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
         MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
         if (r->rank == 0)
             first = 0;
+        if (one_rank(r, buf, (size_t)len, n, sh.fd, sh.tmp)) {
+            if (failed(r))
+                goto out;
+            goto close;
+        }
         if (r->P > 1 && !c->local_only &&
             in_rounds(r, buf, (size_t)len, n, first, sh.fd, sh.tmp)) {
             if (r->rc != FS_OK) /* agreed on already: not again */

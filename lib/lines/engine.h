@@ -98,6 +98,13 @@ uint64_t fs__memory_room(void);
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);
 
+/* fs_lines_shuffle_buf with the lines of buf[0..len) already counted (n,
+ * each ending with c->delim): for a caller that counted them while
+ * reading (fairshuf-mpi at P = 1, mpi/lines.c). */
+int fs__lines_shuffle_counted(const unsigned char *buf, size_t len,
+                              uint64_t n, const fs_lines_config *c,
+                              fs_lines_result *res);
+
 /* The out-of-core path: buf[0..len) holds what was read so far (complete
  * and partial lines, header included); it continues reading fd.  Takes
  * ownership of buf (allocated with malloc, capacity cap). */

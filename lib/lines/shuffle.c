@@ -116,8 +116,9 @@ static int check(const fs_lines_config *c, fs_lines_result *res)
     return FS_OK;
 }
 
-int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
-                         const fs_lines_config *c, fs_lines_result *res)
+int fs__lines_shuffle_counted(const unsigned char *buf, size_t len,
+                              uint64_t n, const fs_lines_config *c,
+                              fs_lines_result *res)
 {
     if (check(c, res) != FS_OK)
         return FS_EINVAL;
@@ -126,11 +127,17 @@ int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
     if (len > 0 && (buf == NULL || buf[len - 1] != c->delim))
         return FS_EINVAL;
     /* 32-bit offsets: larger inputs belong to fs_lines_shuffle(fd). */
-    int rc = len < 0xfffffff0u
-                 ? in_memory(buf, len, fs_lines_count(buf, len, c->delim),
-                             NULL, &w)
-                 : FS_ERANGE;
+    int rc = len < 0xfffffff0u ? in_memory(buf, len, n, NULL, &w) : FS_ERANGE;
     return writer_end(&w, rc);
+}
+
+int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
+                         const fs_lines_config *c, fs_lines_result *res)
+{
+    /* (what is refused, the counted path refuses: n does not matter) */
+    uint64_t n = c != NULL && buf != NULL && len > 0 && buf[len - 1] == c->delim
+                     ? fs_lines_count(buf, len, c->delim) : 0;
+    return fs__lines_shuffle_counted(buf, len, n, c, res);
 }
 
 int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
