@@ -11,9 +11,13 @@
  * (bench/Makefile; protocol in bench/baseline.h), rip_shuffle's driver
  * `ripbench` is built from its Rust source (bench/README.md) and named
  * with --baseline=rip=PATH or placed in BUILD/bench/.  Each measurement of
- * a baseline is one fork + exec, timed inside the program around the
+ * a baseline is one posix_spawn, timed inside the program around the
  * shuffles only, just as fairshuf's own measurements time only
- * fs_shuffle*.  A baseline that is not there is skipped with a note.
+ * fs_shuffle*.  Not fork(): fork write-protects every page of this
+ * process for copy-on-write, so the next fairshuf row took a fault on each
+ * page of the heap it reused (docs/performance.md, session 8) -- a cost
+ * of the bench, not of fs_shuffle.  A baseline that is not there is
+ * skipped with a note.
  *
  * Layout: parse (options) -> plan (the rows) -> run (interleaved rounds)
  * -> report (bench_report.c: text, JSON, SVG). */
@@ -27,6 +31,7 @@
 #include <malloc.h> /* malloc_trim */
 #endif
 #include <math.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,25 +269,27 @@ static int run_helper(bench *b, const bench_series *s, size_t n, double *ns,
     char narg[32], marg[32];
     snprintf(narg, sizeof narg, "%zu", n);
     snprintf(marg, sizeof marg, "%.3f", (double)b->o.min_ms);
+    char *argv[] = {(char *)path, narg, marg, s->kind == K_RIP ? "1" : NULL,
+                    NULL};
     int fd[2];
     if (pipe(fd) != 0)
         return -1;
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    /* posix_spawn, not fork: the header says why */
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int err = posix_spawn_file_actions_init(&fa);
+    if (err == 0) {
+        if ((err = posix_spawn_file_actions_adddup2(&fa, fd[1], 1)) == 0 &&
+            (err = posix_spawn_file_actions_addclose(&fa, fd[0])) == 0 &&
+            (err = posix_spawn_file_actions_addclose(&fa, fd[1])) == 0)
+            err = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    if (err != 0) {
         close(fd[0]);
         close(fd[1]);
         return -1;
-    }
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        if (s->kind == K_RIP)
-            execl(path, path, narg, marg, "1", (char *)NULL);
-        else
-            execl(path, path, narg, marg, (char *)NULL);
-        _exit(127);
     }
     close(fd[1]);
     char line[512];
