@@ -11,7 +11,8 @@
  * (bench/Makefile; protocol in bench/baseline.h), rip_shuffle's driver
  * `ripbench` is built from its Rust source (bench/README.md) and named
  * with --baseline=rip=PATH or placed in BUILD/bench/.  Each measurement of
- * a baseline is one fork + exec, timed inside the program around the
+ * a baseline is one fork + exec from a small process forked before any
+ * measurement (bench_spawn.c says why), timed inside the program around the
  * shuffles only, just as fairshuf's own measurements time only
  * fs_shuffle*.  A baseline that is not there is skipped with a note.
  *
@@ -264,50 +265,16 @@ static int run_helper(bench *b, const bench_series *s, size_t n, double *ns,
     char narg[32], marg[32];
     snprintf(narg, sizeof narg, "%zu", n);
     snprintf(marg, sizeof marg, "%.3f", (double)b->o.min_ms);
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        if (s->kind == K_RIP)
-            execl(path, path, narg, marg, "1", (char *)NULL);
-        else
-            execl(path, path, narg, marg, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
+    const char *args[] = {narg, marg, "1"};
     char line[512];
-    size_t len = 0;
-    ssize_t r;
-    while (len + 1 < sizeof line &&
-           (r = read(fd[0], line + len, sizeof line - 1 - len)) != 0) {
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            break;
-        len += (size_t)r;
-    }
-    line[len] = '\0';
-    close(fd[0]);
-    int st;
-    struct rusage ru;
-    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    long maxrss = 0;
+    if (bench_spawn_run(path, args, s->kind == K_RIP ? 3 : 2, line,
+                        sizeof line, &maxrss) != 0)
         return -1;
     char *end;
     *ns = strtod(line, &end);
     if (s->kind == K_RIP) {
-        *peak = (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+        *peak = (double)maxrss / 1024.0; /* KiB on Linux */
         return *ns > 0 ? 0 : -1;
     }
     long kib = strtol(end, &end, 10);
@@ -480,12 +447,14 @@ static void run(bench *b)
         cli_die(CLI_FAIL, "memory exhausted");
     cli_progress bar;
     cli_progress_init(&bar, b->o.progress);
+    (void)bench_spawner_start(); /* failing: the baselines' rows are skipped */
     for (size_t ni = 0; ni < b->o.nsz; ni++) {
         run_size(b, ni, v, cold, tmp, &bar);
         cli_progress_end(&bar);
         if (!b->o.json)
             bench_print_text_size(b, ni);
     }
+    bench_spawner_stop();
     free(v);
     free(cold);
     free(tmp);

@@ -71,4 +71,12 @@ void bench_print_text_size(const bench *b, size_t ni);
 void bench_print_json(const bench *b);
 void bench_write_svg(const bench *b, const char *file);
 
+/* bench_spawn.c: the baselines run from a process forked before any
+ * measurement.  start: 0 or -1; run: path with nargs (<= 3) arguments, its
+ * stdout in line and its ru_maxrss; 0 if it exited with status 0. */
+int bench_spawner_start(void);
+int bench_spawn_run(const char *path, const char *const *args, int nargs,
+                    char *line, size_t linesz, long *maxrss_kib);
+void bench_spawner_stop(void);
+
 #endif
