@@ -389,6 +389,14 @@ static void split_edges(void **st)
     assert_int_equal(fs_lines_shuffle_buf((const unsigned char *)"a", 1, &c,
                                           &res),
                      FS_EINVAL);
+    /* every line of the buffer is counted and written, the last one too */
+    c.head = UINT64_MAX;
+    const unsigned char *abc = (const unsigned char *)"a\nb\nc\n";
+    size_t olen;
+    unsigned char *out = run_engine(abc, 6, &c, 0, &olen, &res);
+    assert_int_equal(res.lines, 3);
+    assert_int_equal(olen, 6);
+    free(out);
 }
 
 /* fs_lines_reservoir: GNU's draws (one per line from K on, plus one at end
