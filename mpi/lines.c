@@ -1514,20 +1514,17 @@ static void lib_result(run *r, int st, const fs_lines_result *lr,
     r->res->bytes_out += lr->out_bytes;
     r->res->spilled += lr->spilled;
     r->res->t_sort += MPI_Wtime() - t0;
+    const char *why = fs_lines_strerror(st, lr);
     if (st == FS_EIO && lr->where == FS_LINES_OUTPUT)
-        fail(r, st, "%s: %s", tmp, strerror(lr->err));
+        fail(r, st, "%s: %s", tmp, why);
     else if (st == FS_EIO && lr->where == FS_LINES_TEMP)
         fail(r, st, "temporary file in %s: %s",
-             r->c->tmpdir ? r->c->tmpdir : "/tmp", strerror(lr->err));
-    else if (st == FS_EIO && lr->where == FS_LINES_INPUT_CHANGED)
-        fail(r, st, "%s: file changed while being read", name);
-    else if (st == FS_EIO)
-        fail(r, st, "%s: %s", name, strerror(lr->err));
+             r->c->tmpdir ? r->c->tmpdir : "/tmp", why);
     else if (st == FS_ENOMEM)
         fail(r, st, "memory exhausted (sorting %llu lines)",
              (unsigned long long)lr->lines);
-    else if (st != FS_OK)
-        fail(r, st, "%s: %s", name, fs_strerror(st));
+    else if (st != FS_OK) /* the input, or a bad configuration */
+        fail(r, st, "%s: %s", name, why);
 }
 
 /* P = 1 and one FILE: nothing moves, and the input is that file, so the

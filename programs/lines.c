@@ -436,21 +436,20 @@ _Noreturn void engine_error(run *R, int rc, const fs_lines_result *res)
     if (rc == FS_EIO) {
         switch (res->where) {
         case FS_LINES_INPUT:
-            cli_die(CLI_FAIL, "read error: %s", strerror(res->err));
+            cli_die(CLI_FAIL, "read error: %s", fs_lines_strerror(rc, res));
         case FS_LINES_OUTPUT:
             lines_out_failed(&R->out, res->out_bytes, res->err);
         case FS_LINES_TEMP:
             cli_die(CLI_FAIL, "temporary file in %s: %s",
-                    lines_quoteaf(R->tmpdir), strerror(res->err));
+                    lines_quoteaf(R->tmpdir), fs_lines_strerror(rc, res));
         case FS_LINES_INPUT_CHANGED:
-            cli_die(CLI_FAIL, "%s: file changed as we read it (a large "
-                    "file is read more than once, not held in memory)",
-                    lines_quotef(input_name(R)));
+            cli_die(CLI_FAIL, "%s: %s", lines_quotef(input_name(R)),
+                    fs_lines_strerror(rc, res));
         default:
             break;
         }
     }
-    cli_die(CLI_FAIL, "%s", fs_strerror(rc));
+    cli_die(CLI_FAIL, "%s", fs_lines_strerror(rc, res));
 }
 
 /* -i or -r without --random-source: draws from the seeded or OS stream. */

@@ -228,6 +228,14 @@ FS_API size_t fs_lines_default_memory(void);
  * say which file and why). */
 FS_API int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);
 
+/* Why fs_lines_shuffle returned `status`, for a message after the name of
+ * what failed (res->where: the input, the output, a temporary file in
+ * tmpdir): for FS_EIO the system's words for res->err, or, at
+ * FS_LINES_INPUT_CHANGED, "file changed as we read it (a large file is
+ * read more than once, not held in memory)"; otherwise fs_strerror(status).
+ * res may be NULL.  A static string: never free it. */
+FS_API const char *fs_lines_strerror(int status, const fs_lines_result *res);
+
 /* The same over lines already in memory: buf[0..len) must end with delim
  * (or be empty).  buf is not modified.  Always in memory: len must be
  * below 2^32 - 16 (else FS_ERANGE); c->memory and c->tmpdir are unused. */

@@ -306,14 +306,13 @@ static PyObject *core_lines(PyObject *self, PyObject *args)
         if (rc == FS_EIO) {
             static const char *where[] = {
                 "lines", "lines: input", "lines: output",
-                "lines: temporary file",
-                "lines: input changed as it was read (read twice)"};
-            errno = res.err;
-            PyObject *r = raise_status(
-                rc, where[res.where <= FS_LINES_INPUT_CHANGED ? res.where
-                                                              : 0]);
+                "lines: temporary file", "lines: input"};
+            PyErr_Format(PyExc_OSError, "%s: %s",
+                         where[res.where <= FS_LINES_INPUT_CHANGED ? res.where
+                                                                   : 0],
+                         fs_lines_strerror(rc, &res));
             Py_DECREF(dst_obj);
-            return r;
+            return NULL;
         }
         Py_DECREF(dst_obj);
         return raise_status(rc, "lines");

@@ -401,6 +401,31 @@ static void split_edges(void **st)
 
 /* fs_lines_reservoir: GNU's draws (one per line from K on, plus one at end
  * of input), none when n < K or K == 0; the slots hold distinct lines. */
+/* fs_lines_strerror: the words every door uses after the failed name. */
+static void strerror_words(void **st)
+{
+    (void)st;
+    fs_lines_result r;
+    memset(&r, 0, sizeof r);
+    r.where = FS_LINES_INPUT_CHANGED;
+    assert_string_equal(fs_lines_strerror(FS_EIO, &r),
+                        "file changed as we read it (a large file is read "
+                        "more than once, not held in memory)");
+    r.where = FS_LINES_OUTPUT;
+    r.err = ENOSPC;
+    assert_string_equal(fs_lines_strerror(FS_EIO, &r), strerror(ENOSPC));
+    r.where = FS_LINES_TEMP;
+    r.err = EMFILE;
+    assert_string_equal(fs_lines_strerror(FS_EIO, &r), strerror(EMFILE));
+    r.err = 0;
+    assert_string_equal(fs_lines_strerror(FS_EIO, &r), fs_strerror(FS_EIO));
+    assert_string_equal(fs_lines_strerror(FS_ENOMEM, &r),
+                        fs_strerror(FS_ENOMEM));
+    assert_string_equal(fs_lines_strerror(FS_EIO, NULL), fs_strerror(FS_EIO));
+    assert_string_equal(fs_lines_strerror(FS_EINVAL, NULL),
+                        fs_strerror(FS_EINVAL));
+}
+
 static void reservoir_replay(void **st)
 {
     (void)st;
@@ -458,6 +483,7 @@ int main(void)
         cmocka_unit_test(engine_matches_reference),
         cmocka_unit_test(split_edges),
         cmocka_unit_test(reservoir_replay),
+        cmocka_unit_test(strerror_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
