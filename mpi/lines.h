@@ -27,6 +27,9 @@ typedef struct fs_mpi_lines_config {
     int csv;              /* items are CSV records (lib/lines/csv.h: a
                              record ends at a LF outside double quotes);
                              delim is then '\n' */
+    int shared;           /* in memory, when every rank runs on one node:
+                             the shares in a shared-memory window, read
+                             where they lie (0: always by messages) */
 } fs_mpi_lines_config;
 
 typedef struct fs_mpi_lines_result {
