@@ -67,28 +67,9 @@ void fs_mpi__rounds_free(fs_mpi__rounds *x);
 /* Test hook: 1 if FAIRSHUF_MPI_TEST_FAIL_ROUND is "rank:j". */
 int fs_mpi__test_fail_round(int rank, size_t j);
 
-/* Shared-memory windows (shm.c), for ranks that all run on one node. */
-typedef struct fs_mpi__shm {
-    MPI_Win win;
-    MPI_Comm comm;
-    unsigned char *base; /* this rank's segment */
-    int live;            /* allocated on every rank: free it */
-} fs_mpi__shm;
-
-/* Collective: 1 on every rank when every rank of comm (P >= 2) shares
- * one node's memory (MPI_COMM_TYPE_SHARED) and every rank wants it. */
-int fs_mpi__shm_node(MPI_Comm comm, int want);
-/* Collective: a window of `bytes` bytes on this rank (0 allowed), its
- * segment at w->base, in a passive epoch (MPI_Win_lock_all) for loads and
- * stores.  FS_ENOMEM on every rank when any rank's allocation failed
- * (the job goes on without windows). */
-int fs_mpi__shm_alloc(fs_mpi__shm *w, MPI_Comm comm, size_t bytes);
-/* Rank's segment as this process sees it (NULL when empty). */
-unsigned char *fs_mpi__shm_of(const fs_mpi__shm *w, int rank, size_t *bytes);
-/* Collective: every store made before, on any rank, is seen after. */
-void fs_mpi__shm_sync(fs_mpi__shm *w);
-/* Collective (a no-op when not live). */
-void fs_mpi__shm_free(fs_mpi__shm *w);
+/* Collective (node.c): 1 on every rank when P >= 2, every rank of comm
+ * shares one node (MPI_COMM_TYPE_SHARED) and every rank passes want. */
+int fs_mpi__one_node(MPI_Comm comm, int want);
 
 /* Collective, FS_MPI_BALANCED: this rank's *m elements of `size` bytes at
  * *buf (its part of the permutation, in order) are replaced by global

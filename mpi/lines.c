@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,7 +34,6 @@ typedef struct run {
     int rc;
     unsigned char d; /* the engine's delimiter: NUL after --csv framing */
     int srcfd;       /* >= 0: the input is this file (a framed CSV share) */
-    int buf_shared;  /* the share is in a shared-memory window, not malloc'd */
     /* in memory, set by pack: the lines of the share that stay here are
      * those with dest == rank (any, for the negative control) and key <=
      * own_top, if own_keep; their items are grouped by fs_mpi__digit(key,
@@ -1118,8 +1118,7 @@ static void spill_all(run *r, fs_mpi__item *own, size_t nown,
         p = q + 1;
     }
     free(own);
-    if (!r->buf_shared) /* a window is freed by its owner */
-        free(*bufp);
+    free(*bufp);
     *bufp = NULL;
     if (r->rc == FS_OK)
         spill(r, &k, *recv, total, 0);
@@ -1424,60 +1423,58 @@ out:
     return done;
 }
 
-/* ------------------------------------------------------ shared memory */
+/* ------------------------------------------- one node: the file mapped */
 
-/* In memory on P > 1 ranks that all run on one node (fs_mpi__shm_node),
- * each rank's share read into its segment of a shared-memory window:
- * no line byte is copied.  Each rank makes the items (key, where) of its
- * own lines and stores each straight into its slot in the item array of
- * the rank that owns the key, itself a segment of a second window.  The
- * slots are known before any is written: the groups' sizes by
- * MPI_Reduce_scatter_block (as in rounds), every rank's group starts by
- * MPI_Allgather, and what lower ranks put in each group by MPI_Exscan;
- * so every array arrives grouped by digit, as in rounds.  Each rank then
- * sorts its array and writes its lines, reading the other ranks' lines
- * where they lie.  An item's pos is (rank << SH_SHIFT) + the line's
- * offset in that rank's share.  Same cuts for -n as in rounds. */
-#define SH_SHIFT 48
-
-typedef struct shm_where {
-    unsigned char **base;   /* every rank's share, as mapped here */
-    uint64_t *len, *first;  /* its length, its first line's number */
+/* In memory on P > 1 ranks that all run on one node (fs_mpi__one_node),
+ * with one FILE that ends with the delimiter: every rank maps the whole
+ * file (its pages are the node's page cache: nothing is read into fresh
+ * memory, nothing is cleared) and only index entries move.  A rank counts
+ * and keys the lines of its share where they lie, makes each line an
+ * item (key, the line's offset in the file), and sends the items of
+ * other ranks' slices to them, grouped by digit (one exchange of 16 bytes
+ * a line; the per-digit counts swapped before, so every item goes
+ * straight to its group's slot).  Each rank sorts its items and writes
+ * its lines, reading them from the mapping wherever in the file they
+ * are.  Same cuts for -n as in rounds. */
+typedef struct mapped_where {
+    const unsigned char *map;
+    const uint64_t *start, *first; /* every rank's share and first line */
+    int P;
     unsigned char d;
-} shm_where;
+} mapped_where;
 
-static uint64_t idx_shared(const void *ctx, uintptr_t pos)
+/* A line's global number from its offset: the rank whose share holds it
+ * (the last whose share starts at or before it: empty shares start where
+ * the next does), then the lines before it there. */
+static uint64_t idx_mapped(const void *ctx, uintptr_t pos)
 {
-    const shm_where *w = ctx;
-    size_t s = (size_t)((uint64_t)pos >> SH_SHIFT);
-    uint64_t off = (uint64_t)pos & (((uint64_t)1 << SH_SHIFT) - 1);
-    return w->first[s] + fs_lines_count(w->base[s], (size_t)off, w->d);
+    const mapped_where *w = ctx;
+    int s = w->P - 1;
+    while (s > 0 && w->start[s] > (uint64_t)pos)
+        s--;
+    return w->first[s] + fs_lines_count(w->map + w->start[s],
+                                         (size_t)((uint64_t)pos - w->start[s]),
+                                         w->d);
 }
 
-static const unsigned char *shm_line(const shm_where *w, uintptr_t pos,
-                                     size_t *room)
-{
-    size_t s = (size_t)((uint64_t)pos >> SH_SHIFT);
-    uint64_t off = (uint64_t)pos & (((uint64_t)1 << SH_SHIFT) - 1);
-    *room = (size_t)(w->len[s] - off);
-    return w->base[s] + off;
-}
-
-/* write_items for the items of in_shared: the first `limit` of it[0..n)
- * to fd through wb[0..WB).  Local. */
-static void write_shared(run *r, const fs_mpi__item *it, size_t n,
-                         const shm_where *w, unsigned char *wb, size_t WB,
-                         int fd, const char *tmp, uint64_t limit)
+/* write_items for in_mapped: the lines of the first `limit` of
+ * it[0..n) (pos: offsets in map[0..T)) to fd through wb[0..WB). */
+static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
+                         const unsigned char *map, uint64_t T,
+                         unsigned char *wb, size_t WB, int fd,
+                         const char *tmp, uint64_t limit)
 {
     double t0 = MPI_Wtime();
-    size_t wl = 0, room;
+    size_t wl = 0;
     if (limit < n)
         n = limit;
     for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
         if (i + 16 < n) /* the lines are read in random order */
-            __builtin_prefetch(shm_line(w, it[i + 16].pos, &room));
-        const unsigned char *p = shm_line(w, it[i].pos, &room);
-        size_t l = (size_t)((const unsigned char *)memchr(p, r->d, room) - p) + 1;
+            __builtin_prefetch(map + it[i + 16].pos);
+        const unsigned char *p = map + it[i].pos;
+        /* the file ends with the delimiter */
+        size_t l = (size_t)((const unsigned char *)memchr(
+                                p, r->d, (size_t)(T - it[i].pos)) - p) + 1;
         if (wl + l > WB) {
             if (fs_mpi__write_all(fd, wb, wl) != 0)
                 fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
@@ -1498,53 +1495,86 @@ static void write_shared(run *r, const fs_mpi__item *it, size_t n,
     r->res->t_write += MPI_Wtime() - t0;
 }
 
-/* The share buf[0..len) (n lines, the first numbered `first`), in sw,
- * shuffled and this rank's part written to fd.  Returns 0, with nothing
- * done, when some rank's part would not fit its budget by the rule of
- * the rounds (the lines counted as if received, so that the same inputs
- * spill), or the item window cannot be made: the caller goes on as
- * without shared memory; else 1 (done, or failed on every rank). */
-static int in_shared(run *r, fs_mpi__shm *sw, const unsigned char *buf,
-                     size_t len, uint64_t n, uint64_t first, int fd,
+/* The share [start, end) of the one FILE, shuffled by index entries, and
+ * this rank's part written to fd.  Returns 0, with nothing done, where
+ * it does not apply on some rank -- the file does not end with the
+ * delimiter or cannot be mapped, or the general path would go out of
+ * core or spill (its budget rules, the lines counted as if received, so
+ * that the same inputs do) -- and the caller takes the general path; else
+ * 1 (done, or failed on every rank). */
+static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
                      const char *tmp)
 {
+    const fs_mpi_lines_config *c = r->c;
     double t0 = MPI_Wtime();
-    int P = r->P, me = r->rank, done = 1;
-    uint64_t head = r->c->head, top = UINT64_MAX, most[2] = {n, len};
-    MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_UINT64_T, MPI_MAX, r->comm);
-    if (most[1] >> SH_SHIFT || (unsigned)P > (1u << (64 - SH_SHIFT)))
-        return 0; /* pos cannot say where: as without shared memory */
-    unsigned bits = fs_mpi__bits(most[0]);
+    int P = r->P, me = r->rank, ok = 0, all = 0;
+    uint64_t T = r->total, head = c->head, top = UINT64_MAX;
+    const unsigned char *map = NULL;
+    unsigned char last = 0;
+    /* one FILE (the caller checks) of T bytes, ending with the delimiter */
+    int in = open(c->files[0], O_RDONLY | O_CLOEXEC);
+    struct stat fst;
+    if (in >= 0 && T > 0 && T <= SIZE_MAX && fstat(in, &fst) == 0 &&
+        (uint64_t)fst.st_size == T && pread(in, &last, 1, (off_t)(T - 1)) == 1 &&
+        last == r->d) {
+        void *m = mmap(NULL, (size_t)T, PROT_READ, MAP_SHARED, in, 0);
+        if (m != MAP_FAILED) {
+            map = m;
+            ok = 1;
+        }
+    }
+    if (in >= 0)
+        close(in);
+    size_t len = (size_t)(end - start);
+    const unsigned char *buf = map ? map + start : NULL;
+    uint64_t n = ok ? fs_lines_count(buf, len, r->d) : 0, first = 0;
+    /* the general path's rules for going out of core (main) */
+    int ooc = c->memory && (3 * len > c->memory || 2 * len + 40 * n > c->memory);
+    ok = ok && !ooc;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, r->comm);
+    if (!all) {
+        if (map)
+            munmap((void *)map, (size_t)T);
+        return 0;
+    }
+    MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, r->comm);
+    if (me == 0)
+        first = 0;
+    r->res->t_read = MPI_Wtime() - t0;
+    t0 = MPI_Wtime();
+
+    int done = 1;
+    uint64_t most = n;
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, r->comm);
+    unsigned bits = fs_mpi__bits(most);
     size_t D = (size_t)1 << bits, PD = (size_t)P * D, WB = out_buf_size(r);
-    uint64_t *keys = NULL, *hist = NULL, *cur = NULL, *starts = NULL;
-    uint64_t *rh = NULL, *dl = NULL, *gl = NULL, *rb = NULL, mine = 0, total = 0;
-    uint32_t *llen = NULL;
-    unsigned char *dead = NULL, *wb = NULL, **base = NULL;
-    size_t *end = NULL, sz;
-    fs_mpi__item **ib = NULL;
-    uint64_t *slen = NULL, *sfirst = NULL;
-    fs_mpi__shm iw = {.live = 0};
+    uint64_t *keys = NULL, *hist = NULL, *rcnt = NULL, *scur = NULL;
+    uint64_t *dl = NULL, *gl = NULL, *rb = NULL, *sc = NULL, *rc = NULL;
+    uint64_t *starts = NULL, *firsts = NULL, mine = 0, total = 0, nsend = 0;
+    size_t *end_ = NULL, *gcur = NULL, *ocur = NULL;
+    unsigned char *dead = NULL, *wb = NULL, *recv = NULL;
+    fs_mpi__item *it = NULL, *send = NULL;
     r->res->lines_in += n;
     r->res->bytes_in += len;
     if ((size_t)P > SIZE_MAX / 8 / D || n > SIZE_MAX / 16 ||
-        (hist = calloc(PD, 8)) == NULL || (cur = calloc(PD, 8)) == NULL ||
-        (starts = malloc(PD * 8)) == NULL || (rh = malloc(D * 8)) == NULL ||
-        (end = malloc(D * sizeof *end)) == NULL ||
+        (hist = calloc(PD, 8)) == NULL || (rcnt = malloc(PD * 8)) == NULL ||
+        (scur = malloc(PD * 8)) == NULL ||
+        (end_ = malloc(D * sizeof *end_)) == NULL ||
+        (gcur = malloc(D * sizeof *gcur)) == NULL ||
+        (ocur = malloc(D * sizeof *ocur)) == NULL ||
         (dl = calloc((size_t)P, 8)) == NULL ||
         (gl = calloc((size_t)P, 8)) == NULL ||
         (rb = calloc((size_t)P, 8)) == NULL ||
+        (sc = calloc((size_t)P, 8)) == NULL ||
+        (rc = calloc((size_t)P, 8)) == NULL ||
+        (starts = malloc((size_t)P * 8)) == NULL ||
+        (firsts = malloc((size_t)P * 8)) == NULL ||
         (dead = calloc((size_t)P, 1)) == NULL ||
-        (base = calloc((size_t)P, sizeof *base)) == NULL ||
-        (ib = calloc((size_t)P, sizeof *ib)) == NULL ||
-        (slen = malloc((size_t)P * 8)) == NULL ||
-        (sfirst = malloc((size_t)P * 8)) == NULL ||
-        (llen = malloc((size_t)n * 4 + 4)) == NULL ||
         (keys = malloc((size_t)n * 8 + 8)) == NULL)
         fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
              (unsigned long long)n, len);
     if (r->rc == FS_OK) {
         fs__huge(keys, (size_t)n * 8 + 8); /* fresh pages: costly on a VM */
-        fs__huge(llen, (size_t)n * 4 + 4);
         share_keys(r, first, n, head, keys, &top);
     }
     if (failed(r))
@@ -1554,14 +1584,12 @@ static int in_shared(run *r, fs_mpi__shm *sw, const unsigned char *buf,
     const unsigned char *p = buf;
     for (size_t i = 0; i < n; i++) {
         const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
-        size_t l = (size_t)(q - p) + 1;
         uint64_t key = keys[i];
         int d = fs_mpi__dest(key, P);
-        llen[i] = l < RL_LONG ? (uint32_t)l : RL_LONG;
         if (key <= top && head > 0) {
             dl[d]++;
             hist[(size_t)d * D + fs_mpi__digit(key, (unsigned)P, bits)]++;
-            rb[d] += d == me ? 0 : RL_HEAD + l;
+            rb[d] += d == me ? 0 : RL_HEAD + (uint64_t)(q - p) + 1;
         }
         p = q + 1;
     }
@@ -1577,100 +1605,137 @@ static int in_shared(run *r, fs_mpi__shm *sw, const unsigned char *buf,
             before += gl[d];
         }
     }
-    /* rh[g]: the items of this rank's group g; cur[d D + g]: where this
-     * rank's first item of rank d's group g goes in d's array */
-    MPI_Reduce_scatter_block(hist, rh, (int)D, MPI_UINT64_T, MPI_SUM, r->comm);
+    /* rcnt[s D + g]: the items rank s puts in this rank's group g */
+    MPI_Alltoall(hist, (int)D, MPI_UINT64_T, rcnt, (int)D, MPI_UINT64_T,
+                 r->comm);
     MPI_Reduce_scatter_block(rb, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm);
-    MPI_Exscan(hist, cur, (int)PD, MPI_UINT64_T, MPI_SUM, r->comm);
-    if (me == 0)
-        memset(cur, 0, PD * 8);
     for (size_t g = 0; g < D; g++) {
-        hist[g] = mine; /* (hist is free now) the groups' starts */
-        mine += rh[g];
-        end[g] = (size_t)mine;
+        gcur[g] = (size_t)mine; /* group g's start */
+        for (int s = 0; s < P; s++) {
+            if (s == me)
+                ocur[g] = (size_t)mine;
+            mine += rcnt[(size_t)s * D + g];
+        }
+        end_[g] = (size_t)mine;
     }
-    MPI_Allgather(hist, (int)D, MPI_UINT64_T, starts, (int)D, MPI_UINT64_T,
-                  r->comm);
-    for (size_t k = 0; k < PD; k++)
-        cur[k] += starts[k];
+    /* the items for rank d, grouped by digit, in one send block each */
+    for (int d = 0; d < P; d++) {
+        for (size_t g = 0; g < D; g++) {
+            uint64_t k = d == me ? 0 : hist[(size_t)d * D + g];
+            scur[(size_t)d * D + g] = nsend;
+            nsend += k;
+            sc[d] += k * sizeof *send;
+        }
+    }
     uint64_t lim = head_limit(r, mine);
-    int over = (r->c->memory && lim > 0 &&
-                len + total + 32 * mine + WB > r->c->memory) ||
-               mine > SIZE_MAX / sizeof **ib ||
+    int over = (c->memory && lim > 0 &&
+                len + total + 32 * mine + WB > c->memory) ||
+               mine > SIZE_MAX / sizeof *it ||
                getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL, any;
     MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_LOR, r->comm);
-    if (any ||
-        fs_mpi__shm_alloc(&iw, r->comm, (size_t)mine * sizeof **ib) != FS_OK) {
+    if (any) { /* the general path spills: it takes it from the start */
         r->res->lines_in -= n;
         r->res->bytes_in -= len;
         done = 0;
         goto out;
     }
-    fs__prefault(iw.base, (size_t)mine * sizeof **ib);
-    MPI_Allgather(&len, 1, MPI_UINT64_T, slen, 1, MPI_UINT64_T, r->comm);
-    MPI_Allgather(&first, 1, MPI_UINT64_T, sfirst, 1, MPI_UINT64_T, r->comm);
-    for (int s = 0; s < P; s++) {
-        ib[s] = (fs_mpi__item *)fs_mpi__shm_of(&iw, s, &sz);
-        base[s] = fs_mpi__shm_of(sw, s, &sz);
-    }
-    if ((wb = malloc(WB)) == NULL)
-        fail(r, FS_ENOMEM, "memory exhausted");
-    r->res->t_keys += MPI_Wtime() - t0;
+    if ((it = malloc(mine ? (size_t)mine * sizeof *it : 1)) == NULL ||
+        (send = malloc(nsend ? (size_t)nsend * sizeof *send : 1)) == NULL ||
+        (wb = malloc(WB)) == NULL)
+        fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
+             (unsigned long long)mine);
     if (failed(r))
         goto out;
-    /* every line's item into its slot, wherever that is */
-    t0 = MPI_Wtime();
+    fs__huge(it, (size_t)mine * sizeof *it); /* 2^bits streams */
+    fs__huge(send, (size_t)nsend * sizeof *send);
+    /* every kept line an item, in its group here or in its send block */
     p = buf;
     for (size_t i = 0; i < n; i++) {
-        size_t l = llen[i] != RL_LONG
-                       ? llen[i]
-                       : (size_t)((const unsigned char *)memchr(
-                                      p, r->d, len - (size_t)(p - buf)) -
-                                  p) + 1;
+        const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
         uint64_t key = keys[i];
         int d = fs_mpi__dest(key, P);
         if (key <= top && !dead[d]) {
-            uint64_t k = cur[(size_t)d * D + fs_mpi__digit(key, (unsigned)P, bits)]++;
-            ib[d][k].key = key;
-            ib[d][k].pos = (uintptr_t)(((uint64_t)me << SH_SHIFT) |
-                                       (uint64_t)(p - buf));
+            size_t g = fs_mpi__digit(key, (unsigned)P, bits);
+            fs_mpi__item *o = d == me ? &it[ocur[g]++]
+                                      : &send[scur[(size_t)d * D + g]++];
+            o->key = key;
+            o->pos = (uintptr_t)(start + (uint64_t)(p - buf));
         }
-        p += l;
+        p = q + 1;
     }
+    free(keys);
+    keys = NULL;
     r->res->t_keys += MPI_Wtime() - t0;
-    t0 = MPI_Wtime(); /* waiting for the other ranks' items */
-    fs_mpi__shm_sync(sw);
-    fs_mpi__shm_sync(&iw);
+    t0 = MPI_Wtime();
+    int st = fs_mpi__exchange(r->comm, (const unsigned char *)send, sc, &recv,
+                              rc, &total);
+    if (st != FS_OK) {
+        fail(r, st, "exchange: %s", fs_strerror(st));
+        failed(r);
+        goto out;
+    }
+    free(send);
+    send = NULL;
+    for (int d = 0; d < P; d++)
+        r->res->sent += sc[d];
+    r->res->received = total;
     r->res->t_exchange += MPI_Wtime() - t0;
-    if (lim > 0) {
-        shm_where w = {base, slen, sfirst, r->d};
-        t0 = MPI_Wtime();
-        if (fs_mpi__sort_grouped(ib[me], (size_t)mine, end, bits, r->c->key,
-                                 idx_shared, &w) != FS_OK)
+    t0 = MPI_Wtime();
+    /* what arrived, rank by rank and group by group, to the group slots */
+    const unsigned char *a = recv;
+    for (int s = 0; s < P; s++) {
+        for (size_t g = 0; g < D; g++) {
+            size_t k = (size_t)rcnt[(size_t)s * D + g];
+            if (s != me && k) {
+                memcpy(it + gcur[g], a, k * sizeof *it);
+                a += k * sizeof *it;
+            }
+            gcur[g] += k;
+        }
+    }
+    free(recv);
+    recv = NULL;
+    MPI_Allgather(&start, 1, MPI_UINT64_T, starts, 1, MPI_UINT64_T, r->comm);
+    MPI_Allgather(&first, 1, MPI_UINT64_T, firsts, 1, MPI_UINT64_T, r->comm);
+    mapped_where w = {map, starts, firsts, P, r->d};
+    /* test hook (tests/cli/mpi_fast.bats): every item's line number, as
+     * the tie rule finds it from the offset, keys to the item's key */
+    for (size_t i = 0; getenv("FAIRSHUF_MPI_TEST_CHECK_INDEX") && i < mine; i++)
+        if (fs_lines_key(c->key, idx_mapped(&w, it[i].pos), 0) != it[i].key) {
+            fail(r, FS_EIO, "item %zu: offset %llu is not its line", i,
+                 (unsigned long long)it[i].pos);
+            break;
+        }
+    if (lim > 0 && r->rc == FS_OK) {
+        if (fs_mpi__sort_grouped(it, (size_t)mine, end_, bits, c->key,
+                                 idx_mapped, &w) != FS_OK)
             fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
                  (unsigned long long)mine);
         r->res->t_sort += MPI_Wtime() - t0;
         if (r->rc == FS_OK)
-            write_shared(r, ib[me], (size_t)mine, &w, wb, WB, fd, tmp, lim);
+            write_mapped(r, it, (size_t)mine, map, T, wb, WB, fd, tmp, lim);
     }
     failed(r); /* a write error: every rank stops here */
 out:
-    fs_mpi__shm_free(&iw);
+    munmap((void *)map, (size_t)T); /* map is set: all ranks mapped it */
     free(keys);
-    free(llen);
     free(hist);
-    free(cur);
-    free(starts);
-    free(rh);
-    free(end);
+    free(rcnt);
+    free(scur);
+    free(end_);
+    free(gcur);
+    free(ocur);
     free(dl);
     free(gl);
     free(rb);
+    free(sc);
+    free(rc);
+    free(starts);
+    free(firsts);
     free(dead);
-    free(base);
-    free(ib);
-    free(slen);
-    free(sfirst);
+    free(it);
+    free(send);
+    free(recv);
     free(wb);
     return done;
 }
@@ -1852,12 +1917,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     memset(res, 0, sizeof *res);
     res->bad_rank = -1;
     run R = {c, comm, 0, 0, NULL, 0, res, FS_OK, c->csv ? '\0' : c->delim, -1,
-             0, 0, 0, 0, 0, NULL};
+             0, 0, 0, 0, NULL};
     run *r = &R;
     MPI_Comm_size(comm, &r->P);
     MPI_Comm_rank(comm, &r->rank);
     fs_mpi__shard sh = {.fd = -1};
-    fs_mpi__shm sw = {.live = 0}; /* the shares, when on one node */
     unsigned char *buf = NULL, *send = NULL, *recv = NULL;
     fs_mpi__item *own = NULL; /* the lines that stay on this rank */
     size_t nown = 0;
@@ -1899,23 +1963,21 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     }
     if (c->head == 0) /* -n 0: only the header (every shard exists) */
         goto close;
+    /* every rank on one node, one FILE: the file mapped, items exchanged */
+    if (fs_mpi__one_node(comm, c->shared && c->nfiles == 1 && !c->csv &&
+                                   !c->local_only) &&
+        in_mapped(r, start, end, sh.fd, sh.tmp)) {
+        if (r->rc != FS_OK) /* agreed on already: not again */
+            goto out;
+        goto close;
+    }
     /* in memory when the share, its records and what comes back fit:
      * about 2 x (bytes + 16 per line) + 8 per line at the peak */
     uint64_t len = end - start, n = 0;
     int ooc = c->memory && 3 * len > c->memory, any;
-    /* every rank on one node: the shares go into a shared-memory window,
-     * whose lines every rank can read (in_shared) */
-    int shm = fs_mpi__shm_node(comm, c->shared && !c->csv && !c->local_only);
-    if (shm && fs_mpi__shm_alloc(&sw, comm, ooc || len > SIZE_MAX - 2
-                                                ? 0 : (size_t)len + 1) != FS_OK)
-        shm = 0;
-    r->buf_shared = shm;
     if (!ooc) {
         int64_t m = -1;
-        if (shm)
-            fs__prefault(buf = sw.base, (size_t)len + 1);
-        if (len > SIZE_MAX - 2 ||
-            (!shm && (buf = share_buf((size_t)len + 1)) == NULL))
+        if (len > SIZE_MAX - 2 || (buf = share_buf((size_t)len + 1)) == NULL)
             ooc = 1;
         else if (!c->csv && (m = read_counted(r, start, end, buf, &n)) >= 0) {
             len = (uint64_t)m;
@@ -1934,11 +1996,8 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     MPI_Allreduce(&ooc, &any, 1, MPI_INT, MPI_LOR, comm);
     res->t_read = MPI_Wtime() - t0;
     if (any) {
-        if (!r->buf_shared)
-            free(buf);
+        free(buf);
         buf = NULL;
-        fs_mpi__shm_free(&sw);
-        r->buf_shared = 0;
         if (c->csv) /* the share framed to a temporary file, read from it */
             csv_frame_share(r, &start, &end);
         if (failed(r))
@@ -1951,12 +2010,6 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
             first = 0;
         if (one_rank(r, buf, (size_t)len, n, sh.fd, sh.tmp)) {
             if (failed(r))
-                goto out;
-            goto close;
-        }
-        if (r->buf_shared &&
-            in_shared(r, &sw, buf, (size_t)len, n, first, sh.fd, sh.tmp)) {
-            if (r->rc != FS_OK) /* agreed on already: not again */
                 goto out;
             goto close;
         }
@@ -2018,9 +2071,7 @@ out:
     free(sizes);
     free(sc);
     free(rc);
-    if (!r->buf_shared)
-        free(buf);
-    fs_mpi__shm_free(&sw);
+    free(buf);
     free(send);
     free(recv);
     free(own);

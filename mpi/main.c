@@ -409,12 +409,10 @@ int main(int argc, char **argv)
                                  o.fail_rank, o.local_only, o.head,
                                  o.header, o.csv, 0};
         memcpy(c.key, key, 32);
-        /* FAIRSHUF_MPI_SHARED=1: when every rank runs on one node, the
-         * shares in a shared-memory window instead of the exchange (off
-         * by default: slower on the VM it was measured on;
-         * docs/distributed.md) */
+        /* FAIRSHUF_MPI_SHARED=0: the lines exchanged in rounds even when
+         * every rank runs on one node (docs/distributed.md) */
         const char *sh = getenv("FAIRSHUF_MPI_SHARED");
-        c.shared = sh != NULL && strcmp(sh, "1") == 0;
+        c.shared = sh == NULL || strcmp(sh, "0") != 0;
         rc = fs_mpi__lines(&c, MPI_COMM_WORLD, &res);
     } else {
         rc = run_array(&o, key, &res);
