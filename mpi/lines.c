@@ -6,8 +6,10 @@
  * writes its shard.  --header=N: rank 0 copies the first N lines and
  * the shares start after them; -n K: each rank writes its part of the
  * first K (an Exscan of what the ranks received), and in memory lines that
- * cannot be among them are not sent.  Every phase ends in an agreement,
- * so a failure on one rank stops all of them at the same point. */
+ * cannot be among them are not sent.  On one node with one FILE every rank
+ * maps the file and only index entries are exchanged (in_mapped).  Every
+ * phase ends in an agreement, so a failure on one rank stops all of them
+ * at the same point. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
