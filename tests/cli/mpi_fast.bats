@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# mpi_fast.bats -- fairshuf-mpi at P = 1 takes fairshuf lines' own paths
-# (mpi/lines.c: whole_file for one FILE, one_rank for several): the shard
-# is still byte-identical to `fairshuf lines --seed`, with --header, -n and
-# -z, and the --stats counts are those of the input.  A few mpirun calls.
+# mpi_fast.bats -- fairshuf-mpi's short cuts.  At P = 1 it takes fairshuf
+# lines' own paths (mpi/lines.c: whole_file for one FILE, one_rank for
+# several); on one node with one FILE every rank maps the file and only
+# index entries move (in_mapped).  The shards are still byte-identical to
+# `fairshuf lines --seed` (and to the rounds, FAIRSHUF_MPI_SHARED=0), with
+# --header, -n and -z, and the --stats counts are those of the input.
 
 load mpi_common
 
