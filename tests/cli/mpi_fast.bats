@@ -47,6 +47,13 @@ load mpi_common
             shards "$p" out | cmp - ref
         done
     done
+    # -z on a FILE that ends with NUL: mapped too
+    tr '\n' '\0' < in > inz
+    "$FS_BIN" lines --seed=m -z -n 2000 inz > ref
+    rm -f out.*
+    FAIRSHUF_MPI_TEST_CHECK_INDEX=1 mpi 2 lines --seed=m -z -n 2000 --stats -o out.%d inz 2> stats
+    shards 2 out | cmp - ref
+    grep -q "rounds 0" stats
     # a FILE without its last newline takes the general path: same bytes
     { cat in; printf 'no newline'; } > in2
     "$FS_BIN" lines --seed=m in2 > ref
