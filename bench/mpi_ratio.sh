@@ -3,7 +3,8 @@
 # one run: `fairshuf-mpi lines` at P = 1 and 2 against `fairshuf lines` on
 # the same file, and `fairshuf-mpi array N` at P = 1 and 2 against
 # `fairshuf perm N` (and at P = 1 the element path, fs_mpi_shuffle, with
-# --test-elements).  ROUNDS interleaved rounds (the order rotates every
+# --test-elements; and P = 2 with FAIRSHUF_MPI_SHARED=0, the rounds that
+# ranks on different nodes use).  ROUNDS interleaved rounds (the order rotates every
 # round); per round the ratio of CPU time (perf stat task-clock of the
 # whole process tree, mpirun and its daemon included) and of wall time;
 # printed: the median ratio and its min-max, with the load average.
@@ -52,6 +53,9 @@ run() {
     lines) timed "$BIN" lines --seed=bench "$file" ;;
     l1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 1 "$DIR/ref.lines" ;;
     l2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
+    # P = 2 without the one-node path (the file mapped by both ranks):
+    # the lines themselves exchanged in rounds, as between nodes
+    l2r) rm -f "$DIR"/o.*; FAIRSHUF_MPI_SHARED=0 timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
     perm) timed "$BIN" perm "$na" --seed=bench ;;
     a1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; cat "$DIR/o.0" > "$DIR/ref.array" ;;
     a2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; check 2 "$DIR/ref.array" ;;
@@ -60,7 +64,7 @@ run() {
     e1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench --test-elements -o "$DIR/o.%d"; check 1 "$DIR/ref.array" ;;
     esac
 }
-kinds="lines l1 l2 perm a1 a2 e1"
+kinds="lines l1 l2 l2r perm a1 a2 e1"
 loads=()
 for ((i = 0; i < ROUNDS; i++)); do
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
@@ -94,6 +98,8 @@ def row(name, k, base):
 row("fairshuf-mpi lines P=1", "l1", "lines")
 row("fairshuf-mpi lines P=2", "l2", "lines")
 row("fairshuf-mpi lines P=2", "l2", "l1")
+row("fairshuf-mpi lines P=2, rounds", "l2r", "l1")
+row("fairshuf-mpi lines P=2, rounds", "l2r", "l2")
 row("fairshuf-mpi array P=1", "a1", "perm")
 row("fairshuf-mpi array P=2", "a2", "perm")
 row("fairshuf-mpi array P=2", "a2", "a1")

@@ -67,6 +67,10 @@ void fs_mpi__rounds_free(fs_mpi__rounds *x);
 /* Test hook: 1 if FAIRSHUF_MPI_TEST_FAIL_ROUND is "rank:j". */
 int fs_mpi__test_fail_round(int rank, size_t j);
 
+/* Collective (node.c): 1 on every rank when P >= 2, every rank of comm
+ * shares one node (MPI_COMM_TYPE_SHARED) and every rank passes want. */
+int fs_mpi__one_node(MPI_Comm comm, int want);
+
 /* Collective, FS_MPI_BALANCED: this rank's *m elements of `size` bytes at
  * *buf (its part of the permutation, in order) are replaced by global
  * positions [N*r/P, N*(r+1)/P) of it: the ordered pieces are contiguous,

@@ -407,8 +407,12 @@ int main(int argc, char **argv)
         fs_mpi_lines_config c = {o.files, o.nfiles, o.zero ? '\0' : '\n',
                                  {0}, o.output, o.memory, o.tmpdir,
                                  o.fail_rank, o.local_only, o.head,
-                                 o.header, o.csv};
+                                 o.header, o.csv, 0};
         memcpy(c.key, key, 32);
+        /* FAIRSHUF_MPI_SHARED=0: the lines exchanged in rounds even when
+         * every rank runs on one node (docs/distributed.md) */
+        const char *sh = getenv("FAIRSHUF_MPI_SHARED");
+        c.shared = sh == NULL || strcmp(sh, "0") != 0;
         rc = fs_mpi__lines(&c, MPI_COMM_WORLD, &res);
     } else {
         rc = run_array(&o, key, &res);

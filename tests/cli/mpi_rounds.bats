@@ -9,6 +9,10 @@
 load mpi_common
 load long
 
+# the rounds, not the one-node path (a single FILE mapped by every rank,
+# mpi/lines.c in_mapped), which mpi_fast.bats tests
+export FAIRSHUF_MPI_SHARED=0
+
 @test "mpi lines: the exchange in rounds, tiny pieces (P = 1..3, -n, --header, --csv, -z): = fairshuf lines" {
     need_mpi
     # lines of 1..60 bytes, a last one without its newline
