@@ -1459,6 +1459,25 @@ static uint64_t idx_mapped(const void *ctx, uintptr_t pos)
                                          w->d);
 }
 
+/* A line's bytes changed under the mapping (the counts were made on what
+ * the file held before): the job fails with this cause, and the shards
+ * made meanwhile are dropped. */
+#define CHANGED_MAPPED "file changed as we read it (while mapped)"
+
+/* The end (delimiter) of the share's line at p, or, if the file changed
+ * under the mapping and the delimiter counted there is gone, the share's
+ * last byte, with the failure noted: every offset stays inside the share
+ * and the job goes on to its next agreement. */
+static const unsigned char *mapped_end(run *r, const unsigned char *p,
+                                       const unsigned char *buf, size_t len)
+{
+    const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
+    if (q != NULL)
+        return q;
+    fail(r, FS_EIO, "%s: %s", r->c->files[0], CHANGED_MAPPED);
+    return buf + len - 1;
+}
+
 /* write_items for in_mapped: the lines of the first `limit` of
  * it[0..n) (pos: offsets in map[0..T)) to fd through wb[0..WB). */
 static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
@@ -1474,9 +1493,13 @@ static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
         if (i + 16 < n) /* the lines are read in random order */
             __builtin_prefetch(map + it[i + 16].pos);
         const unsigned char *p = map + it[i].pos;
-        /* the file ends with the delimiter */
-        size_t l = (size_t)((const unsigned char *)memchr(
-                                p, r->d, (size_t)(T - it[i].pos)) - p) + 1;
+        /* the file ended with the delimiter when it was mapped */
+        const unsigned char *q = memchr(p, r->d, (size_t)(T - it[i].pos));
+        if (q == NULL) {
+            fail(r, FS_EIO, "%s: %s", r->c->files[0], CHANGED_MAPPED);
+            break;
+        }
+        size_t l = (size_t)(q - p) + 1;
         if (wl + l > WB) {
             if (fs_mpi__write_all(fd, wb, wl) != 0)
                 fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
@@ -1495,6 +1518,28 @@ static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
         fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
     r->res->lines_out += n;
     r->res->t_write += MPI_Wtime() - t0;
+}
+
+/* Test hooks (tests/cli/mpi_fast.bats): once every rank has counted its
+ * lines, rank 0 changes the mapped file -- FAIRSHUF_MPI_TEST_SHRINK_MAPPED
+ * cuts it to half its size, FAIRSHUF_MPI_TEST_CHANGE_MAPPED overwrites its
+ * last delimiter -- as another program might. */
+static void test_change_mapped(run *r, uint64_t T)
+{
+    int shrink = getenv("FAIRSHUF_MPI_TEST_SHRINK_MAPPED") != NULL;
+    int change = getenv("FAIRSHUF_MPI_TEST_CHANGE_MAPPED") != NULL;
+    if (!shrink && !change)
+        return;
+    MPI_Barrier(r->comm);
+    int fd = r->rank == 0 ? open(r->c->files[0], O_WRONLY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        unsigned char x = r->d == 'x' ? 'y' : 'x';
+        int bad = shrink ? ftruncate(fd, (off_t)(T / 2))
+                         : pwrite(fd, &x, 1, (off_t)(T - 1)) != 1;
+        (void)bad;
+        close(fd);
+    }
+    MPI_Barrier(r->comm);
 }
 
 /* The share [start, end) of the one FILE, shuffled by index entries, and
@@ -1542,6 +1587,7 @@ static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
     MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, r->comm);
     if (me == 0)
         first = 0;
+    test_change_mapped(r, T);
     r->res->t_read = MPI_Wtime() - t0;
     t0 = MPI_Wtime();
 
@@ -1585,7 +1631,7 @@ static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
      * would receive in rounds (rb), for the budget */
     const unsigned char *p = buf;
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
+        const unsigned char *q = mapped_end(r, p, buf, len);
         uint64_t key = keys[i];
         int d = fs_mpi__dest(key, P);
         if (key <= top && head > 0) {
@@ -1653,7 +1699,7 @@ static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
     /* every kept line an item, in its group here or in its send block */
     p = buf;
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
+        const unsigned char *q = mapped_end(r, p, buf, len);
         uint64_t key = keys[i];
         int d = fs_mpi__dest(key, P);
         if (key <= top && !dead[d]) {

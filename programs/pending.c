@@ -11,7 +11,7 @@
 static char pending[4096];
 static volatile sig_atomic_t have_pending;
 
-static void remove_pending(void)
+void pending_remove(void)
 {
     if (have_pending) {
         have_pending = 0;
@@ -21,7 +21,7 @@ static void remove_pending(void)
 
 static void on_signal(int sig)
 {
-    remove_pending(); /* unlink is async-signal-safe */
+    pending_remove(); /* unlink is async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -31,7 +31,7 @@ void pending_set(const char *name)
     static int installed;
     if (!installed) {
         installed = 1;
-        atexit(remove_pending);
+        atexit(pending_remove);
         static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
             struct sigaction sa, old;

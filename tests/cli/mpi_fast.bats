@@ -74,3 +74,27 @@ load mpi_common
     FAIRSHUF_MPI_TEST_CHECK_INDEX=1 mpi 3 lines --seed=e -o out.%d long
     shards 3 out | cmp - ref
 }
+
+@test "mpi lines, one node: a FILE changed or cut while mapped fails with its name, no shard left" {
+    need_mpi
+    seq 1 20000 | sed 's/$/ some text of the line/' > in
+    # its last delimiter overwritten after the lines were counted
+    cp in changed
+    run env FAIRSHUF_MPI_TEST_CHANGE_MAPPED=1 mpirun -np 2 --oversubscribe \
+        "$MPI_BIN" lines --seed=c -o out.%d changed
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (while mapped)"* ]]
+    [ -z "$(ls -A | grep -v -x -e in -e changed)" ] # no shard, no temporary
+    # cut to half its size: the ranks that read past the end say why
+    cp in cut
+    run env FAIRSHUF_MPI_TEST_SHRINK_MAPPED=1 mpirun -np 2 --oversubscribe \
+        "$MPI_BIN" lines --seed=c -o out.%d cut
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"fairshuf-mpi: rank "*": cut: file changed as we read it (it shrank, or a page could not be read, while mapped)"* ]]
+    [ -z "$(ls -A | grep -v -x -e in -e changed -e cut)" ]
+    # the negative control: the same run, nothing changed, succeeds
+    cp in cut
+    mpi 2 lines --seed=c -o out.%d cut
+    "$FS_BIN" lines --seed=c in > ref
+    shards 2 out | cmp - ref
+}
