@@ -63,10 +63,13 @@ run_one() { # index
     echo "$st" >"$log/$name.rc"
 }
 
-# slowest first: the files known to take longest, then the rest
+# slowest first: the files known to take longest, largest first (so that
+# no long file starts last and runs alone), then the rest
 order=()
-for slow in mpi.bats mpi_rounds.bats newcomer.bats playlist_player.bats python \
-            perm_rng.bats fair.bats verify.bats web-deals lines.bats trust.bats; do
+for slow in mpi.bats python web-deals playlist_player.bats lines.bats perm_rng.bats \
+            fair.bats serve.bats web-tamper trust.bats lines_data.bats web-vectors \
+            newcomer.bats serve_crash.bats web-page verify.bats playlist.bats \
+            verify_holm.bats mpi_rounds.bats; do
     for i in "${!names[@]}"; do [ "${names[$i]}" = "$slow" ] && order+=("$i"); done
 done
 for i in "${!names[@]}"; do
