@@ -289,11 +289,11 @@ library() {
     [ "$status" -eq 1 ]
     [[ $stderr == *"not a regular file"* ]]
     truncate -s 1G "$D/big"
-    start=$(date +%s%N)
+    # refused by its size, before a byte is read ("too large", not the NUL
+    # byte a read would meet first; no timed assertion)
     run --separate-stderr timeout 5 "$B" playlist "$L" --state="$D/big" next
     [ "$status" -eq 1 ]
     [[ $stderr == *"too large"* ]]
-    [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 2000 ]
     [ "$(stat -c %s "$D/big")" -eq 1073741824 ]
     "$B" playlist "$L" --seed=nul --state="$D/st" next > /dev/null
     sed '1s/ n=20/ n=20\x00/' "$D/st" > "$D/st0"
