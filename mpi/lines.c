@@ -1523,11 +1523,13 @@ static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
 /* Test hooks (tests/cli/mpi_fast.bats): once every rank has counted its
  * lines, rank 0 changes the mapped file -- FAIRSHUF_MPI_TEST_SHRINK_MAPPED
  * cuts it to half its size, FAIRSHUF_MPI_TEST_CHANGE_MAPPED overwrites its
- * last delimiter -- as another program might. */
-static void test_change_mapped(run *r, uint64_t T)
+ * last delimiter -- as another program might; with ..._CHANGE_MAPPED=write,
+ * only once the items are made, before the lines are written. */
+static void test_change_mapped(run *r, uint64_t T, int writing)
 {
-    int shrink = getenv("FAIRSHUF_MPI_TEST_SHRINK_MAPPED") != NULL;
-    int change = getenv("FAIRSHUF_MPI_TEST_CHANGE_MAPPED") != NULL;
+    const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_MAPPED");
+    int shrink = !writing && getenv("FAIRSHUF_MPI_TEST_SHRINK_MAPPED") != NULL;
+    int change = ch != NULL && (strcmp(ch, "write") == 0) == writing;
     if (!shrink && !change)
         return;
     MPI_Barrier(r->comm);
@@ -1587,7 +1589,7 @@ static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
     MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, r->comm);
     if (me == 0)
         first = 0;
-    test_change_mapped(r, T);
+    test_change_mapped(r, T, 0);
     r->res->t_read = MPI_Wtime() - t0;
     t0 = MPI_Wtime();
 
@@ -1754,6 +1756,7 @@ static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
                  (unsigned long long)it[i].pos);
             break;
         }
+    test_change_mapped(r, T, 1);
     if (lim > 0 && r->rc == FS_OK) {
         if (fs_mpi__sort_grouped(it, (size_t)mine, end_, bits, c->key,
                                  idx_mapped, &w) != FS_OK)

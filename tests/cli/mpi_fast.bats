@@ -85,6 +85,13 @@ load mpi_common
     [ "$status" -ne 0 ]
     [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (while mapped)"* ]]
     [ -z "$(ls -A | grep -v -x -e in -e changed)" ] # no shard, no temporary
+    # ... or once the items are made: the writing rank finds it
+    cp in changed
+    run env FAIRSHUF_MPI_TEST_CHANGE_MAPPED=write mpirun -np 2 --oversubscribe \
+        "$MPI_BIN" lines --seed=c -o out.%d changed
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (while mapped)"* ]]
+    [ -z "$(ls -A | grep -v -x -e in -e changed)" ]
     # cut to half its size: the ranks that read past the end say why
     cp in cut
     run env FAIRSHUF_MPI_TEST_SHRINK_MAPPED=1 mpirun -np 2 --oversubscribe \
