@@ -589,6 +589,27 @@ static size_t out_buf_size(const run *r)
     return WB < 4096 ? 4096 : WB;
 }
 
+/* Line p[0..l) to fd through the write buffer wb[0..WB) (*wl bytes in
+ * it; a line longer than the buffer goes straight out), counted in
+ * bytes_out; a write error fails the rank (shard tmp). */
+static void put_line(run *r, int fd, const char *tmp, unsigned char *wb,
+                     size_t WB, size_t *wl, const unsigned char *p, size_t l)
+{
+    if (*wl + l > WB) {
+        if (fs_mpi__write_all(fd, wb, *wl) != 0)
+            fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+        *wl = 0;
+    }
+    if (l > WB) {
+        if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
+            fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
+    } else {
+        memcpy(wb + *wl, p, l);
+        *wl += l;
+    }
+    r->res->bytes_out += l;
+}
+
 /* Writes the lines of the first `limit` of the sorted items it[0..n) to
  * fd through wb[0..WB); each line lies in own_buf[0..own_len) or in
  * rec[0..total).  Returns the number written. */
@@ -615,19 +636,7 @@ static uint64_t write_items(run *r, const fs_mpi__item *it, size_t n,
         size_t l = (size_t)((const unsigned char *)memchr(p, d, room) - p) + 1;
         if (r->c->csv)
             l--; /* the NUL the framer put after the record's end */
-        if (wl + l > WB) {
-            if (fs_mpi__write_all(fd, wb, wl) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-            wl = 0;
-        }
-        if (l > WB) {
-            if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-        } else {
-            memcpy(wb + wl, p, l);
-            wl += l;
-        }
-        r->res->bytes_out += l;
+        put_line(r, fd, tmp, wb, WB, &wl, p, l);
     }
     if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
         fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
@@ -1500,19 +1509,7 @@ static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
             break;
         }
         size_t l = (size_t)(q - p) + 1;
-        if (wl + l > WB) {
-            if (fs_mpi__write_all(fd, wb, wl) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-            wl = 0;
-        }
-        if (l > WB) {
-            if (r->rc == FS_OK && fs_mpi__write_all(fd, p, l) != 0)
-                fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-        } else {
-            memcpy(wb + wl, p, l);
-            wl += l;
-        }
-        r->res->bytes_out += l;
+        put_line(r, fd, tmp, wb, WB, &wl, p, l);
     }
     if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
         fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
