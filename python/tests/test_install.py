@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tarfile
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # what the venv's own processes see: no PYTHONPATH (tests/run.sh sets one
 # pointing at python/, which would shadow the installed package)
@@ -15,12 +17,18 @@ CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 CLEAN.update(PIP_ROOT_USER_ACTION="ignore", PIP_DISABLE_PIP_VERSION_CHECK="1")
 
 
-def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
-    dist = tmp_path / "dist"
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory):
+    """The sdist, built once for the tests of this file."""
+    dist = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(dist)],
                    cwd=os.path.join(ROOT, "python"), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    (sdist,) = dist.glob("fairshuf-*.tar.gz")
+    (path,) = dist.glob("fairshuf-*.tar.gz")
+    return path
+
+
+def test_sdist_carries_the_c_sources(sdist):
     # the staging never leaves a copy of ../lib behind in python/
     assert not os.path.exists(os.path.join(ROOT, "python", "lib"))
     with tarfile.open(sdist) as t:
@@ -29,6 +37,15 @@ def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
                  "csrc/lib/internal.h", "fairshuf/_core.c", "fairshuf/py.typed",
                  "fairshuf/__init__.pyi", "fairshuf/torch.pyi", "LICENSE", "pyproject.toml"):
         assert need in names, need
+
+
+# Each install compiles the library (about 20 s of CPU here): `make check`
+# installs once, into the bare venv below (the fallback backend, what a
+# fresh venv of Debian's python3 takes); this one, through setuptools' own
+# backend, runs under FS_TEST_LONG=1 (make check-long; CI runs it).
+@pytest.mark.skipif(not os.environ.get("FS_TEST_LONG"),
+                    reason="a second compile of the library: FS_TEST_LONG=1")
+def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, sdist, cli):
     venv = tmp_path / "venv"
     # Debian's interpreter; --system-site-packages lends it python3-numpy
     # (the declared dependency) and python3-wheel, with no network.
@@ -48,15 +65,10 @@ def test_sdist_installs_offline_into_a_fresh_venv(tmp_path, cli):
     assert "License: MIT" in meta and "Requires: numpy" in meta
 
 
-def test_sdist_installs_without_the_wheel_package(tmp_path):
+def test_sdist_installs_without_the_wheel_package(tmp_path, sdist, cli):
     """A venv with pip and setuptools only (no `wheel`, no numpy): the
     package's backend (_fairshuf_build.py) writes the wheel itself.  Before:
     pip failed ("invalid command 'bdist_wheel'")."""
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(dist)],
-                   cwd=os.path.join(ROOT, "python"), check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    (sdist,) = dist.glob("fairshuf-*.tar.gz")
     venv = tmp_path / "bare"
     subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
@@ -65,13 +77,19 @@ def test_sdist_installs_without_the_wheel_package(tmp_path):
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--no-deps",
                     "--no-build-isolation", str(sdist)], check=True, cwd=str(tmp_path),
                    env=CLEAN)
-    out = subprocess.run([py, "-c", "import fairshuf; print(fairshuf.__version__, "
-                          "fairshuf.generators()[0], fairshuf.KeyedPermutation(10, 's')[3])"],
-                         cwd=str(tmp_path), env=CLEAN, check=True, stdout=subprocess.PIPE,
-                         text=True).stdout
-    assert out.split()[1] == "chacha20"
+    # imported from the venv, not the source tree; the CLI's permutation (no
+    # numpy here: one index at a time)
+    code = ("import fairshuf, sys; assert fairshuf.__file__.startswith(sys.argv[1]); "
+            "print(fairshuf.__version__, fairshuf.generators()[0]); "
+            "p = fairshuf.KeyedPermutation(20, 'inst'); print(*(p[i] for i in range(20)))")
+    out = subprocess.run([py, "-c", code, str(venv)], cwd=str(tmp_path), env=CLEAN,
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    first, perm = out.split("\n")[:2]
+    assert first.split()[1] == "chacha20"
+    assert perm.split() == cli("perm", "20", "--lazy", "--seed=inst").decode().split()
     files = subprocess.run([str(venv / "bin" / "pip"), "show", "-f", "fairshuf"], check=True,
                            env=CLEAN, stdout=subprocess.PIPE, text=True).stdout
     assert "Location: " + str(venv) in files
-    for need in ("fairshuf/py.typed", "fairshuf/__init__.pyi", "RECORD", "License: MIT"):
+    for need in ("fairshuf/py.typed", "fairshuf/__init__.pyi", "RECORD", "License: MIT",
+                 "Requires: numpy"):
         assert need in files, need
