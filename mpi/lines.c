@@ -1894,18 +1894,51 @@ static void lib_result(run *r, int st, const fs_lines_result *lr,
         fail(r, st, "%s: %s", name, why);
 }
 
-/* P = 1 and one FILE: nothing moves, and the input is that file, so the
- * job is `fairshuf lines --seed FILE` itself (fs_lines_shuffle: the same
- * keyed order, header and -n, hence the same bytes), with its memory plan:
- * a large file of long lines read twice, half of it held at a time, or
- * its spill path if its own budget says so.  Returns 0, having done
- * nothing, where it does not apply (--csv, a file that a --memory budget
- * sends out of core, the spill test hook); the general path then runs. */
-static int whole_file(run *r, int fd, const char *tmp)
+/* Each rank reads the FILE on its own, so a file changed meanwhile can
+ * give the ranks different lines: they compare what they saw. */
+#define CHANGED_SLICES "file changed as we read it (each rank reads it)"
+
+/* Test hook (tests/cli/mpi_fast.bats): rank 0 writes its slice, then
+ * changes the FILE -- FAIRSHUF_MPI_TEST_CHANGE_SLICES=cut cuts it to half
+ * its size, any other value overwrites its last delimiter -- and only then
+ * do the other ranks read it. */
+static void test_change_slices(run *r, int after)
+{
+    const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_SLICES");
+    if (ch == NULL || r->P < 2 || (r->rank == 0) != after)
+        return;
+    int fd = r->rank == 0 ? open(r->c->files[0], O_RDWR | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        unsigned char x = r->d == 'x' ? 'y' : 'x';
+        int bad = strcmp(ch, "cut") == 0
+                      ? ftruncate(fd, (off_t)(r->total / 2))
+                      : pwrite(fd, &x, 1, (off_t)(r->total - 1)) != 1;
+        (void)bad;
+        close(fd);
+    }
+    MPI_Barrier(r->comm);
+}
+
+/* One FILE, and either P = 1 or every rank on one node (slices): then the
+ * job is `fairshuf lines --seed FILE` itself, rank r writing key slice r
+ * of P of its output (fs_lines_shuffle_slice: the keyed order, header and
+ * -n of the whole file, hence the same bytes once the shards are put
+ * together), with the library's memory plan: a large file of long lines
+ * read a few times, a quarter of the key space held at a time, or its
+ * spill path if its own budget says so.  Nothing moves between ranks: on
+ * one node each reads the file from the page cache.  The ranks then
+ * compare the lines they keyed, and the file's size with the one
+ * measured at the start: a change seen by some ranks fails the job.
+ * [start, end): the rank's share of the bytes, for --stats.  Returns 0,
+ * having done nothing, where it does not apply (--csv, at P = 1 a file
+ * that a --memory budget sends out of core, the spill test hook); the
+ * general path then runs. */
+static int whole_file(run *r, int slices, uint64_t start, uint64_t end,
+                      int fd, const char *tmp)
 {
     const fs_mpi_lines_config *c = r->c;
-    if (r->P != 1 || c->nfiles != 1 || c->csv ||
-        (c->memory && 3 * r->total > c->memory) || /* as the general path */
+    if ((r->P != 1 && !slices) || c->nfiles != 1 || c->csv ||
+        (r->P == 1 && c->memory && 3 * r->total > c->memory) ||
         getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL)
         return 0;
     double t0 = MPI_Wtime();
@@ -1914,16 +1947,32 @@ static int whole_file(run *r, int fd, const char *tmp)
     lib_config(r, &lc, &fd);
     lc.header = c->header;
     const char *name = c->files[0];
-    int in = open(name, O_RDONLY | O_CLOEXEC);
+    uint64_t seen = 0, least = UINT64_MAX, most = 0;
+    int in = open(name, O_RDONLY | O_CLOEXEC), st = FS_EIO, moved = 0;
+    struct stat fst;
     if (in < 0) {
         fail(r, FS_EIO, "%s: %s", name, strerror(errno));
-        return 1;
+    } else {
+        test_change_slices(r, 0);
+        st = fs__lines_shuffle_slice(in, &lc, (unsigned)r->rank,
+                                     (unsigned)r->P, &lr, &seen);
+        moved = fstat(in, &fst) != 0 || (uint64_t)fst.st_size != r->total;
+        close(in);
+        test_change_slices(r, 1);
+        r->res->lines_in += lr.lines;
+        r->res->bytes_in += end - start;
+        lib_result(r, st, &lr, name, tmp, t0);
     }
-    int st = fs_lines_shuffle(in, &lc, &lr);
-    close(in);
-    r->res->lines_in += lr.lines;
-    r->res->bytes_in += r->total;
-    lib_result(r, st, &lr, name, tmp, t0);
+    if (r->P > 1) { /* what every rank that succeeded saw */
+        uint64_t mine[2] = {st == FS_OK ? seen : UINT64_MAX,
+                            st == FS_OK ? UINT64_MAX - seen : UINT64_MAX};
+        uint64_t all[2];
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, r->comm);
+        least = all[0];
+        most = UINT64_MAX - all[1];
+        if (st == FS_OK && (moved || least != most))
+            fail(r, FS_EIO, "%s: %s", name, CHANGED_SLICES);
+    }
     return 1;
 }
 
@@ -1989,7 +2038,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     uint64_t start, end, hend = 0;
     if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
         goto out;
-    if (whole_file(r, sh.fd, sh.tmp)) {
+    /* every rank on one node, one FILE: each writes its key slice */
+    int slices = fs_mpi__one_node(
+        comm, c->shared && c->nfiles == 1 && !c->csv && !c->local_only &&
+                  getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") == NULL);
+    if (whole_file(r, slices, start, end, sh.fd, sh.tmp)) {
         if (failed(r))
             goto out;
         goto close;

@@ -40,6 +40,7 @@ typedef struct fs__writer {
      * key space for fs_lines_shuffle); slice 0 alone writes the header */
     uint64_t lo, hi;
     unsigned slice, slices;
+    uint64_t seen;       /* lines keyed, of every slice (header excluded) */
 } fs__writer;
 
 int fs__writer_open(fs__writer *w);
@@ -107,6 +108,13 @@ uint64_t fs__memory_room(void);
 
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);
+
+/* fs_lines_shuffle_slice that also says how many lines it keyed in all
+ * slices (*seen, the header excluded; 0 with c->head == 0): workers that
+ * each read the input compare it (fairshuf-mpi, mpi/lines.c). */
+int fs__lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
+                            unsigned slices, fs_lines_result *res,
+                            uint64_t *seen);
 
 /* fs_lines_shuffle_buf with the lines of buf[0..len) already counted (n,
  * each ending with c->delim): for a caller that counted them while

@@ -124,19 +124,21 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
     return win + ((uint64_t)BLK << sb) + 2 * lines + big +
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
 }
-/* The windows of a slice of `slices`: its quarter-key-space windows'
- * share, so that a window holds at most a quarter of the file (slice 0 of
- * 2 is read twice, of 4 once). */
-static unsigned passes_of(unsigned slices)
+/* The windows of a slice of `slices` of a file of `size` bytes: its
+ * share of the NWIN quarters of the key space, so that a window holds at
+ * most a quarter of a large file (a slice of 2 is read twice, of 4 once);
+ * one, below fs__passes_min, where the file would be held whole (a
+ * slice's records are less than the text and its sort's arrays). */
+static unsigned passes_of(unsigned slices, uint64_t size)
 {
-    return (NWIN + slices - 1) / slices;
+    return size < fs__passes_min ? 1 : (NWIN + slices - 1) / slices;
 }
 
 /* Whether fd is a regular file worth reading more than once: at least
- * fs__passes_min bytes from its position (a slice: fs__passes_min /
- * (NWIN slices), the bytes a window of it holds), lines of MIN_LINE bytes
- * or more on average in its first MiB, and a window's records within
- * limit. */
+ * fs__passes_min bytes from its position, lines of MIN_LINE bytes or more
+ * on average in its first MiB, and a window's records within limit.  A
+ * slice of 2 or more: at least fs__passes_min / (NWIN slices) bytes, any
+ * lines (it would otherwise hold the whole text to keep a part of it). */
 int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
                     size_t limit, fs__passes_plan_t *pl)
 {
@@ -163,7 +165,7 @@ int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
     }
     uint64_t d = fs_lines_count(s, got, c->delim);
     free(s);
-    if (got / (d ? d : 1) < MIN_LINE)
+    if (slices == 1 && got / (d ? d : 1) < MIN_LINE)
         return 0;
     uint64_t lines = size / (got / (d ? d : 1)) + 1;
     uint64_t win = (size + FS__REC_HDR * lines) / NWIN;
@@ -171,7 +173,7 @@ int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
     while (sb < MAX_SUB && (win >> sb) > SUB_BYTES)
         sb++;
     /* a slice's window (the same sub-buckets: they hold given keys) */
-    uint64_t mine = win * NWIN / slices / passes_of(slices);
+    uint64_t mine = win * NWIN / slices / passes_of(slices, size);
     /* the estimate with slack: a sixteenth more, sub-buckets twice even */
     if (footprint(mine + mine / 16, sb, lines, 2 * (win >> sb),
                   2 * (lines >> sb)) > limit)
@@ -550,6 +552,7 @@ static int run(passes *P)
                      mine = P->lines - below - P->ln.in.above -
                             P->h.ln.in.above;
             P->w->res->lines = mine;
+            P->w->seen = P->lines;
             fs__writer_below(P->w, below);
             P->w->total = P->w->left < mine ? P->w->left : mine;
             if ((rc = fs__writer_header(P->w, P->ln.in.hdr,
@@ -610,7 +613,7 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->cbits = WIN_BITS + P->sub_bits;
     P->c0 = (size_t)(w->lo >> (64 - P->cbits));
     P->ncell = (size_t)(w->hi >> (64 - P->cbits)) - P->c0 + 1;
-    P->npass = passes_of(w->slices);
+    P->npass = passes_of(w->slices, P->size);
     if (P->npass > P->ncell)
         P->npass = (unsigned)P->ncell;
     P->span = (P->ncell + P->npass - 1) / P->npass;

@@ -111,6 +111,7 @@ static int in_memory(const unsigned char *buf, size_t len, uint64_t n,
         hdr = (size_t)((const unsigned char *)memchr(buf + hdr, w->c->delim,
                                                      len - hdr) -
                        buf) + 1;
+    w->seen = n - h;
     if (w->slices > 1) {
         unsigned char *rec;
         size_t rl;
@@ -217,35 +218,30 @@ int fs_lines_shuffle_buf(const unsigned char *buf, size_t len,
     return fs__lines_shuffle_counted(buf, len, n, c, res);
 }
 
-int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
-{
-    return fs_lines_shuffle_slice(fd, c, 0, 1, res);
-}
-
-int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
-                           unsigned slices, fs_lines_result *res)
+/* fs_lines_shuffle_slice, its writer (w->seen) left to the caller. */
+static int shuffle(int fd, const fs_lines_config *c, unsigned slice,
+                   unsigned slices, fs_lines_result *res, fs__writer *w)
 {
     if (check(c, res) != FS_OK || slice >= slices)
         return FS_EINVAL;
-    fs__writer w;
-    writer_init(&w, c, res, slice, slices);
+    writer_init(w, c, res, slice, slices);
     if (c->head == 0) /* like GNU's -n 0: read nothing but the header */
-        return writer_end(&w, c->header ? header_only(fd, &w) : FS_OK);
+        return writer_end(w, c->header ? header_only(fd, w) : FS_OK);
     if (c->head < fs__topk_max)
-        return writer_end(&w, fs__topk_run(fd, &w));
-    /* The budget is resolved here, once, and passed down (w.memory). */
-    size_t memory = w.memory =
+        return writer_end(w, fs__topk_run(fd, w));
+    /* The budget is resolved here, once, and passed down (w->memory). */
+    size_t memory = w->memory =
         c->memory ? c->memory : fs_lines_default_memory();
     size_t limit = memory / 4 * 3; /* the rest: buffers of the spill path */
     fs__passes_plan_t pl;
     if (fs__passes_plan(fd, c, slices, limit, &pl)) {
-        int prc = fs__passes_run(fd, &pl, limit, &w);
+        int prc = fs__passes_run(fd, &pl, limit, w);
         if (prc != FS__PASSES_DECLINED)
-            return writer_end(&w, prc);
+            return writer_end(w, prc);
         if (lseek(fd, pl.start, SEEK_SET) != pl.start) {
             res->where = FS_LINES_INPUT;
             res->err = errno;
-            return writer_end(&w, FS_EIO);
+            return writer_end(w, FS_EIO);
         }
     }
     size_t cap = 1u << 20;
@@ -259,7 +255,7 @@ int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
     if (buf == NULL && cap > (1u << 20)) /* less memory than the budget */
         buf = malloc(cap = 1u << 20);
     if (buf == NULL)
-        return writer_end(&w, FS_ENOMEM);
+        return writer_end(w, FS_ENOMEM);
     if (cap > (1u << 20)) { /* a regular file's size: it will all be read */
         fs__huge(buf, cap); /* fresh pages are costly on a VM */
         fs__prefault(buf, cap);
@@ -281,8 +277,8 @@ int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
             if (nb == NULL) { /* over budget (or no memory): go to disk */
                 fs__prehist_free(&ph);
                 if (ncap > cap) /* the process has less than the budget */
-                    w.memory = fit_budget(w.memory, cap);
-                return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+                    w->memory = fit_budget(w->memory, cap);
+                return writer_end(w, fs__spill_run(fd, buf, len, cap, w));
             }
             buf = nb;
             cap = ncap;
@@ -312,7 +308,7 @@ int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
                                   fs__sort_overhead(n / slices + 1, 1);
         if (len + 1 + need > limit || len >= 0xffff0000u) {
             fs__prehist_free(&ph);
-            return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+            return writer_end(w, fs__spill_run(fd, buf, len, cap, w));
         }
     }
     if (rc == FS_OK) {
@@ -320,19 +316,42 @@ int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
             buf[len++] = c->delim;
             n++;
         }
-        rc = in_memory(buf, len, n, ph.running ? &ph : NULL, &w);
+        rc = in_memory(buf, len, n, ph.running ? &ph : NULL, w);
         if (rc == FS_ENOMEM && res->out_bytes == 0 && res->written == 0) {
             /* The sort's arrays did not fit after all (a limit the budget
              * did not see): nothing is written yet, so the same order
              * comes from disk.  fd is at its end; buf holds every line. */
             fs__prehist_free(&ph);
-            w.len = 0; /* the header lines: the spill path writes them */
-            w.left = c->head;
-            w.memory = fit_budget(w.memory, cap / 2);
-            return writer_end(&w, fs__spill_run(fd, buf, len, cap, &w));
+            w->len = 0; /* the header lines: the spill path writes them */
+            w->left = c->head;
+            w->memory = fit_budget(w->memory, cap / 2);
+            return writer_end(w, fs__spill_run(fd, buf, len, cap, w));
         }
     }
     fs__prehist_free(&ph);
     free(buf);
-    return writer_end(&w, rc);
+    return writer_end(w, rc);
+}
+
+int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res)
+{
+    return fs_lines_shuffle_slice(fd, c, 0, 1, res);
+}
+
+int fs_lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
+                           unsigned slices, fs_lines_result *res)
+{
+    uint64_t seen;
+    return fs__lines_shuffle_slice(fd, c, slice, slices, res, &seen);
+}
+
+int fs__lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
+                            unsigned slices, fs_lines_result *res,
+                            uint64_t *seen)
+{
+    fs__writer w;
+    memset(&w, 0, sizeof w);
+    int rc = shuffle(fd, c, slice, slices, res, &w);
+    *seen = w.seen;
+    return rc;
 }

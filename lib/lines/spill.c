@@ -723,6 +723,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     uint64_t below = sp.in.below + h->ln.own.below,
              mine = sp.in.next - below - sp.in.above - h->ln.own.above;
     w->res->lines = mine;
+    w->seen = sp.in.next;
     fs__writer_below(w, below);
     w->total = w->left < mine ? w->left : mine;
     /* The top-level buckets become regions (their files move over). */

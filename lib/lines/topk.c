@@ -161,6 +161,7 @@ int fs__topk_run(int fd, fs__writer *w)
     free(buf);
     /* a slice: its first K kept, of which the ranks before K are written */
     uint64_t mine = t.in.next - t.in.below - t.in.above;
+    w->seen = t.in.next;
     w->res->lines = mine;
     fs__writer_below(w, t.in.below);
     w->total = w->left < mine ? w->left : mine;
