@@ -80,8 +80,11 @@ static unsigned char *whole(int in, fs_lines_config c, size_t *n,
     return p;
 }
 
-enum path { IN_MEMORY, PASSES, SPILL, TOPK };
+/* ONE_READ: a file below fs__passes_min, which a slice of 2 or more reads
+ * in one window (and fs_lines_shuffle holds in memory) */
+enum path { IN_MEMORY, PASSES, SPILL, TOPK, ONE_READ };
 static int check_path = 1; /* tiny inputs take the paths they qualify for */
+static int short_lines;    /* the passes only for slices of 2 or more */
 
 /* Every slice of `slices` in turn, appended to one output; each slice's
  * run is checked to have taken `path`.  Returns the bytes; *lines and
@@ -105,6 +108,8 @@ static unsigned char *by_slices(int in, fs_lines_config c, unsigned slices,
         *written += res.written;
         if (c.head == 0 || !check_path)
             continue; /* (-n 0: only the header is read) */
+        if (path == ONE_READ || (path == PASSES && short_lines))
+            path = slices > 1 ? PASSES : IN_MEMORY;
         if (path == PASSES) /* the output opened after the first pread */
             assert_int_equal(j.at_open, 0);
         else if (path == IN_MEMORY)
@@ -126,7 +131,9 @@ static void check(const unsigned char *text, size_t len, fs_lines_config c,
     int in = memfd_create("in", 0);
     assert_true(in >= 0);
     assert_int_equal(write(in, text, len), (ssize_t)len);
-    fs__passes_min = path == PASSES ? 0 : SIZE_MAX;
+    fs__passes_min = path == PASSES     ? 0
+                     : path == ONE_READ ? 2 * len + 1
+                                        : SIZE_MAX;
     fs__topk_max = path == TOPK ? (uint64_t)1 << 20 : 0;
     c.memory = path == SPILL ? (size_t)256 << 10 : (size_t)64 << 20;
     fs_lines_result ref;
@@ -210,8 +217,15 @@ static void topk(void **st)
     every_cut(TOPK);
 }
 
+static void one_read(void **st)
+{
+    (void)st;
+    every_cut(ONE_READ);
+}
+
 /* Two lanes really run in the passes and out of core (chunks past
- * FS__LANES_MIN); -n over two lanes' lines. */
+ * FS__LANES_MIN); -n over two lanes' lines; short lines, which only a
+ * slice of 2 or more reads in passes. */
 static void larger(void **st)
 {
     (void)st;
@@ -221,9 +235,17 @@ static void larger(void **st)
     c.threads = 2;
     check(text, len, c, PASSES);
     check(text, len, c, SPILL);
+    check(text, len, c, ONE_READ);
     c.head = 40000;
     c.header = 1;
     check(text, len, c, PASSES);
+    free(text);
+    text = make_text(90000, 20, '\n', 0, &len);
+    short_lines = 1;
+    check(text, len, c, PASSES);
+    c.head = UINT64_MAX;
+    check(text, len, c, ONE_READ);
+    short_lines = 0;
     free(text);
 }
 
@@ -292,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(in_memory),     cmocka_unit_test(passes),
+        cmocka_unit_test(one_read),
         cmocka_unit_test(spill),         cmocka_unit_test(topk),
         cmocka_unit_test(larger),        cmocka_unit_test(small_inputs),
         cmocka_unit_test(own_lines_only), cmocka_unit_test(bad_slices),
