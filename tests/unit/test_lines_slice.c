@@ -193,34 +193,10 @@ static void every_cut(enum path path)
     }
 }
 
-static void in_memory(void **st)
+/* every_cut on the path the test's state names */
+static void cuts(void **st)
 {
-    (void)st;
-    every_cut(IN_MEMORY);
-}
-
-static void passes(void **st)
-{
-    (void)st;
-    every_cut(PASSES);
-}
-
-static void spill(void **st)
-{
-    (void)st;
-    every_cut(SPILL);
-}
-
-static void topk(void **st)
-{
-    (void)st;
-    every_cut(TOPK);
-}
-
-static void one_read(void **st)
-{
-    (void)st;
-    every_cut(ONE_READ);
+    every_cut(*(const enum path *)*st);
 }
 
 /* Two lanes really run in the passes and out of core (chunks past
@@ -312,10 +288,13 @@ static void bad_slices(void **st)
 
 int main(void)
 {
+    static enum path paths[] = {IN_MEMORY, PASSES, ONE_READ, SPILL, TOPK};
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(in_memory),     cmocka_unit_test(passes),
-        cmocka_unit_test(one_read),
-        cmocka_unit_test(spill),         cmocka_unit_test(topk),
+        {"in_memory", cuts, NULL, NULL, &paths[0]},
+        {"passes", cuts, NULL, NULL, &paths[1]},
+        {"one_read", cuts, NULL, NULL, &paths[2]},
+        {"spill", cuts, NULL, NULL, &paths[3]},
+        {"topk", cuts, NULL, NULL, &paths[4]},
         cmocka_unit_test(larger),        cmocka_unit_test(small_inputs),
         cmocka_unit_test(own_lines_only), cmocka_unit_test(bad_slices),
     };
