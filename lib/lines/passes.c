@@ -268,6 +268,7 @@ static int take(lane *L, const unsigned char *p, const unsigned char *end)
     passes *P = L->P;
     unsigned char d = P->c->delim;
     unsigned all = P->cbits;
+    const size_t ca = P->ca, width = P->cb - P->ca; /* the window's cells */
     while (p < end) {
         size_t l;
         if (P->counting) { /* the first read finds the lines */
@@ -292,8 +293,8 @@ static int take(lane *L, const unsigned char *p, const unsigned char *end)
                 L->hist[cell] += FS__REC_HDR + l;
                 L->hrecs[cell]++;
             }
-            if (cell >= P->ca && cell < P->cb) {
-                size_t s = cell - P->ca;
+            if (cell - ca < width) { /* (unsigned: cells below ca wrap) */
+                size_t s = cell - ca;
                 L->fine[s << P->fine_bits |
                         (size_t)((key << all) >> (64 - P->fine_bits))]++;
                 if ((rc = keep(P, &L->subs[s], key, idx, p, l)) != FS_OK)
