@@ -26,6 +26,15 @@
  * makes the caller read it once instead (FS__PASSES_DECLINED, before any
  * output).
  *
+ * A slice of fs_lines_shuffle_slice keeps only its keys [lo, hi] (the
+ * intake drops the others, counting those below it): its part of the key
+ * space is cut into whole cells (a sub-bucket is a cell, the keys' top
+ * WIN_BITS + sub_bits bits) and ceil(NWIN / slices) windows -- one below
+ * fs__passes_min -- so a window never holds more than a quarter of the key
+ * space.  A cell cut by the slice's bounds holds the slice's keys only, in
+ * the first read's counts too, so each window is still checked against
+ * them.
+ *
  * With two threads or more a read runs in two lanes (lanes.h, as the
  * spill intake does).  Each lane has its own sub-bucket chains (a sub-bucket is
  * sorted, so the order of its records does not matter) and takes its
