@@ -12,13 +12,18 @@
 #
 #   bench/mpi_ratio.sh                       3e6 lines (133 MB), 1e7, 5 rounds
 #   LINES=1e6 N=1e6 ROUNDS=3 bench/mpi_ratio.sh
-# Environment: BIN (build/fairshuf), MPI_BIN (build/fairshuf-mpi), DIR.
+#   FILE=/var/tmp/fsb/lines-108b-1g.txt KINDS="lines l1 l2" bench/mpi_ratio.sh
+# Environment: BIN (build/fairshuf), MPI_BIN (build/fairshuf-mpi), DIR;
+# FILE: an existing file to shuffle instead of the generated one; KINDS:
+# the runs to make (default: all, "lines l1 l2 l2r perm a1 a2 e1").
 # Not part of the test suite; needs perf (linux-perf).
 set -eu
 BIN=${BIN:-build/fairshuf}
 MPI_BIN=${MPI_BIN:-build/fairshuf-mpi}
 ROUNDS=${ROUNDS:-5}
 LINES=${LINES:-3e6}
+FILE=${FILE:-}
+KINDS=${KINDS:-lines l1 l2 l2r perm a1 a2 e1}
 N=${N:-1e7}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
@@ -28,10 +33,15 @@ if [ -z "${DIR:-}" ]; then
     created=1
 fi
 trap '[ "$created" = 1 ] && rm -rf "$DIR"' EXIT
-nl=$(awk -v x="$LINES" 'BEGIN { printf "%d", x }')
 na=$(awk -v x="$N" 'BEGIN { printf "%d", x }')
-file="$DIR/in.txt"
-seq 1 "$nl" | awk '{ print $1 "\tsome text of the line number " $1 }' > "$file"
+if [ -n "$FILE" ]; then
+    file=$FILE
+    nl=$(wc -l < "$file")
+else
+    nl=$(awk -v x="$LINES" 'BEGIN { printf "%d", x }')
+    file="$DIR/in.txt"
+    seq 1 "$nl" | awk '{ print $1 "\tsome text of the line number " $1 }' > "$file"
+fi
 "$BIN" lines --seed=bench "$file" > "$DIR/ref.lines"
 
 # one timed run: "cpu_s wall_s" of the command's whole process tree
@@ -53,8 +63,8 @@ run() {
     lines) timed "$BIN" lines --seed=bench "$file" ;;
     l1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 1 "$DIR/ref.lines" ;;
     l2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
-    # P = 2 without the one-node path (the file mapped by both ranks):
-    # the lines themselves exchanged in rounds, as between nodes
+    # P = 2 without the one-node path (each rank reads the file and
+    # writes its key slice): the lines exchanged in rounds, as between nodes
     l2r) rm -f "$DIR"/o.*; FAIRSHUF_MPI_SHARED=0 timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
     perm) timed "$BIN" perm "$na" --seed=bench ;;
     a1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; cat "$DIR/o.0" > "$DIR/ref.array" ;;
@@ -64,7 +74,7 @@ run() {
     e1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench --test-elements -o "$DIR/o.%d"; check 1 "$DIR/ref.array" ;;
     esac
 }
-kinds="lines l1 l2 l2r perm a1 a2 e1"
+kinds=$KINDS
 loads=()
 for ((i = 0; i < ROUNDS; i++)); do
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
@@ -89,6 +99,8 @@ for line in open(sys.argv[1]):
     r, k, c, w = line.split()
     t.setdefault(k, {})[int(r)] = (float(c), float(w))
 def row(name, k, base):
+    if k not in t or base not in t:
+        return
     cr = [t[k][r][0] / t[base][r][0] for r in t[k] if r in t[base]]
     wr = [t[k][r][1] / t[base][r][1] for r in t[k] if r in t[base]]
     c = statistics.median(v[0] for v in t[k].values())

@@ -6,9 +6,10 @@
  * writes its shard.  --header=N: rank 0 copies the first N lines and
  * the shares start after them; -n K: each rank writes its part of the
  * first K (an Exscan of what the ranks received), and in memory lines that
- * cannot be among them are not sent.  On one node with one FILE every rank
- * maps the file and only index entries are exchanged (in_mapped).  Every
- * phase ends in an agreement, so a failure on one rank stops all of them
+ * cannot be among them are not sent.  With one FILE, at P = 1 or with
+ * every rank on one node, nothing moves: rank r writes key slice r of
+ * `fairshuf lines`'s own output (whole_file).  Every phase ends in an
+ * agreement, so a failure on one rank stops all of them
  * at the same point. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1434,360 +1434,6 @@ out:
     return done;
 }
 
-/* ------------------------------------------- one node: the file mapped */
-
-/* In memory on P > 1 ranks that all run on one node (fs_mpi__one_node),
- * with one FILE that ends with the delimiter: every rank maps the whole
- * file (its pages are the node's page cache: nothing is read into fresh
- * memory, nothing is cleared) and only index entries move.  A rank counts
- * and keys the lines of its share where they lie, makes each line an
- * item (key, the line's offset in the file), and sends the items of
- * other ranks' slices to them, grouped by digit (one exchange of 16 bytes
- * a line; the per-digit counts swapped before, so every item goes
- * straight to its group's slot).  Each rank sorts its items and writes
- * its lines, reading them from the mapping wherever in the file they
- * are.  Same cuts for -n as in rounds. */
-typedef struct mapped_where {
-    const unsigned char *map;
-    const uint64_t *start, *first; /* every rank's share and first line */
-    int P;
-    unsigned char d;
-} mapped_where;
-
-/* A line's global number from its offset: the rank whose share holds it
- * (the last whose share starts at or before it: empty shares start where
- * the next does), then the lines before it there. */
-static uint64_t idx_mapped(const void *ctx, uintptr_t pos)
-{
-    const mapped_where *w = ctx;
-    int s = w->P - 1;
-    while (s > 0 && w->start[s] > (uint64_t)pos)
-        s--;
-    return w->first[s] + fs_lines_count(w->map + w->start[s],
-                                         (size_t)((uint64_t)pos - w->start[s]),
-                                         w->d);
-}
-
-/* A line's bytes changed under the mapping (the counts were made on what
- * the file held before): the job fails with this cause, and the shards
- * made meanwhile are dropped. */
-#define CHANGED_MAPPED "file changed as we read it (while mapped)"
-
-/* The end (delimiter) of the share's line at p, or, if the file changed
- * under the mapping and the delimiter counted there is gone, the share's
- * last byte, with the failure noted: every offset stays inside the share
- * and the job goes on to its next agreement. */
-static const unsigned char *mapped_end(run *r, const unsigned char *p,
-                                       const unsigned char *buf, size_t len)
-{
-    const unsigned char *q = memchr(p, r->d, len - (size_t)(p - buf));
-    if (q != NULL)
-        return q;
-    fail(r, FS_EIO, "%s: %s", r->c->files[0], CHANGED_MAPPED);
-    return buf + len - 1;
-}
-
-/* write_items for in_mapped: the lines of the first `limit` of
- * it[0..n) (pos: offsets in map[0..T)) to fd through wb[0..WB). */
-static void write_mapped(run *r, const fs_mpi__item *it, size_t n,
-                         const unsigned char *map, uint64_t T,
-                         unsigned char *wb, size_t WB, int fd,
-                         const char *tmp, uint64_t limit)
-{
-    double t0 = MPI_Wtime();
-    size_t wl = 0;
-    if (limit < n)
-        n = limit;
-    for (size_t i = 0; i < n && r->rc == FS_OK; i++) {
-        if (i + 16 < n) /* the lines are read in random order */
-            __builtin_prefetch(map + it[i + 16].pos);
-        const unsigned char *p = map + it[i].pos;
-        /* the file ended with the delimiter when it was mapped */
-        const unsigned char *q = memchr(p, r->d, (size_t)(T - it[i].pos));
-        if (q == NULL) {
-            fail(r, FS_EIO, "%s: %s", r->c->files[0], CHANGED_MAPPED);
-            break;
-        }
-        size_t l = (size_t)(q - p) + 1;
-        put_line(r, fd, tmp, wb, WB, &wl, p, l);
-    }
-    if (r->rc == FS_OK && wl && fs_mpi__write_all(fd, wb, wl) != 0)
-        fail(r, FS_EIO, "%s: %s", tmp, strerror(errno));
-    r->res->lines_out += n;
-    r->res->t_write += MPI_Wtime() - t0;
-}
-
-/* Test hooks (tests/cli/mpi_fast.bats): once every rank has counted its
- * lines, rank 0 changes the mapped file -- FAIRSHUF_MPI_TEST_SHRINK_MAPPED
- * cuts it to half its size, FAIRSHUF_MPI_TEST_CHANGE_MAPPED overwrites its
- * last delimiter -- as another program might; with ..._CHANGE_MAPPED=write,
- * only once the items are made, before the lines are written. */
-static void test_change_mapped(run *r, uint64_t T, int writing)
-{
-    const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_MAPPED");
-    int shrink = !writing && getenv("FAIRSHUF_MPI_TEST_SHRINK_MAPPED") != NULL;
-    int change = ch != NULL && (strcmp(ch, "write") == 0) == writing;
-    if (!shrink && !change)
-        return;
-    MPI_Barrier(r->comm);
-    int fd = r->rank == 0 ? open(r->c->files[0], O_WRONLY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-        unsigned char x = r->d == 'x' ? 'y' : 'x';
-        int bad = shrink ? ftruncate(fd, (off_t)(T / 2))
-                         : pwrite(fd, &x, 1, (off_t)(T - 1)) != 1;
-        (void)bad;
-        close(fd);
-    }
-    MPI_Barrier(r->comm);
-}
-
-/* The share [start, end) of the one FILE, shuffled by index entries, and
- * this rank's part written to fd.  Returns 0, with nothing done, where
- * it does not apply on some rank -- the file does not end with the
- * delimiter or cannot be mapped, or the general path would go out of
- * core or spill (its budget rules, the lines counted as if received, so
- * that the same inputs do) -- and the caller takes the general path; else
- * 1 (done, or failed on every rank). */
-static int in_mapped(run *r, uint64_t start, uint64_t end, int fd,
-                     const char *tmp)
-{
-    const fs_mpi_lines_config *c = r->c;
-    double t0 = MPI_Wtime();
-    int P = r->P, me = r->rank, ok = 0, all = 0;
-    uint64_t T = r->total, head = c->head, top = UINT64_MAX;
-    const unsigned char *map = NULL;
-    unsigned char last = 0;
-    /* one FILE (the caller checks) of T bytes, ending with the delimiter */
-    int in = open(c->files[0], O_RDONLY | O_CLOEXEC);
-    struct stat fst;
-    if (in >= 0 && T > 0 && T <= SIZE_MAX && fstat(in, &fst) == 0 &&
-        (uint64_t)fst.st_size == T && pread(in, &last, 1, (off_t)(T - 1)) == 1 &&
-        last == r->d) {
-        void *m = mmap(NULL, (size_t)T, PROT_READ, MAP_SHARED, in, 0);
-        if (m != MAP_FAILED) {
-            map = m;
-            ok = 1;
-        }
-    }
-    if (in >= 0)
-        close(in);
-    size_t len = (size_t)(end - start);
-    const unsigned char *buf = map ? map + start : NULL;
-    uint64_t n = ok ? fs_lines_count(buf, len, r->d) : 0, first = 0;
-    /* the general path's rules for going out of core (main) */
-    int ooc = c->memory && (3 * len > c->memory || 2 * len + 40 * n > c->memory);
-    ok = ok && !ooc;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, r->comm);
-    if (!all) {
-        if (map)
-            munmap((void *)map, (size_t)T);
-        return 0;
-    }
-    MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, r->comm);
-    if (me == 0)
-        first = 0;
-    test_change_mapped(r, T, 0);
-    r->res->t_read = MPI_Wtime() - t0;
-    t0 = MPI_Wtime();
-
-    int done = 1;
-    uint64_t most = n;
-    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, r->comm);
-    unsigned bits = fs_mpi__bits(most);
-    size_t D = (size_t)1 << bits, PD = (size_t)P * D, WB = out_buf_size(r);
-    uint64_t *keys = NULL, *hist = NULL, *rcnt = NULL, *scur = NULL;
-    uint64_t *dl = NULL, *gl = NULL, *rb = NULL, *sc = NULL, *rc = NULL;
-    uint64_t *starts = NULL, *firsts = NULL, mine = 0, total = 0, nsend = 0;
-    size_t *end_ = NULL, *gcur = NULL, *ocur = NULL;
-    unsigned char *dead = NULL, *wb = NULL, *recv = NULL;
-    fs_mpi__item *it = NULL, *send = NULL;
-    r->res->lines_in += n;
-    r->res->bytes_in += len;
-    if ((size_t)P > SIZE_MAX / 8 / D || n > SIZE_MAX / 16 ||
-        (hist = calloc(PD, 8)) == NULL || (rcnt = malloc(PD * 8)) == NULL ||
-        (scur = malloc(PD * 8)) == NULL ||
-        (end_ = malloc(D * sizeof *end_)) == NULL ||
-        (gcur = malloc(D * sizeof *gcur)) == NULL ||
-        (ocur = malloc(D * sizeof *ocur)) == NULL ||
-        (dl = calloc((size_t)P, 8)) == NULL ||
-        (gl = calloc((size_t)P, 8)) == NULL ||
-        (rb = calloc((size_t)P, 8)) == NULL ||
-        (sc = calloc((size_t)P, 8)) == NULL ||
-        (rc = calloc((size_t)P, 8)) == NULL ||
-        (starts = malloc((size_t)P * 8)) == NULL ||
-        (firsts = malloc((size_t)P * 8)) == NULL ||
-        (dead = calloc((size_t)P, 1)) == NULL ||
-        (keys = malloc((size_t)n * 8 + 8)) == NULL)
-        fail(r, FS_ENOMEM, "memory exhausted (%llu lines, %zu bytes)",
-             (unsigned long long)n, len);
-    if (r->rc == FS_OK) {
-        fs__huge(keys, (size_t)n * 8 + 8); /* fresh pages: costly on a VM */
-        share_keys(r, first, n, head, keys, &top);
-    }
-    if (failed(r))
-        goto out;
-    /* counts: per rank and digit (hist); the record bytes each rank
-     * would receive in rounds (rb), for the budget */
-    const unsigned char *p = buf;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char *q = mapped_end(r, p, buf, len);
-        uint64_t key = keys[i];
-        int d = fs_mpi__dest(key, P);
-        if (key <= top && head > 0) {
-            dl[d]++;
-            hist[(size_t)d * D + fs_mpi__digit(key, (unsigned)P, bits)]++;
-            rb[d] += d == me ? 0 : RL_HEAD + (uint64_t)(q - p) + 1;
-        }
-        p = q + 1;
-    }
-    if (head != UINT64_MAX) { /* slices wholly past the head-th line */
-        MPI_Allreduce(dl, gl, P, MPI_UINT64_T, MPI_SUM, r->comm);
-        uint64_t before = 0;
-        for (int d = 0; d < P; d++) {
-            if (before >= head) {
-                dead[d] = 1;
-                memset(hist + (size_t)d * D, 0, D * 8);
-                rb[d] = 0;
-            }
-            before += gl[d];
-        }
-    }
-    /* rcnt[s D + g]: the items rank s puts in this rank's group g */
-    MPI_Alltoall(hist, (int)D, MPI_UINT64_T, rcnt, (int)D, MPI_UINT64_T,
-                 r->comm);
-    MPI_Reduce_scatter_block(rb, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm);
-    for (size_t g = 0; g < D; g++) {
-        gcur[g] = (size_t)mine; /* group g's start */
-        for (int s = 0; s < P; s++) {
-            if (s == me)
-                ocur[g] = (size_t)mine;
-            mine += rcnt[(size_t)s * D + g];
-        }
-        end_[g] = (size_t)mine;
-    }
-    /* the items for rank d, grouped by digit, in one send block each */
-    for (int d = 0; d < P; d++) {
-        for (size_t g = 0; g < D; g++) {
-            uint64_t k = d == me ? 0 : hist[(size_t)d * D + g];
-            scur[(size_t)d * D + g] = nsend;
-            nsend += k;
-            sc[d] += k * sizeof *send;
-        }
-    }
-    uint64_t lim = head_limit(r, mine);
-    int over = (c->memory && lim > 0 &&
-                len + total + 32 * mine + WB > c->memory) ||
-               mine > SIZE_MAX / sizeof *it ||
-               getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL, any;
-    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_LOR, r->comm);
-    if (any) { /* the general path spills: it takes it from the start */
-        r->res->lines_in -= n;
-        r->res->bytes_in -= len;
-        done = 0;
-        goto out;
-    }
-    if ((it = malloc(mine ? (size_t)mine * sizeof *it : 1)) == NULL ||
-        (send = malloc(nsend ? (size_t)nsend * sizeof *send : 1)) == NULL ||
-        (wb = malloc(WB)) == NULL)
-        fail(r, FS_ENOMEM, "memory exhausted (%llu lines)",
-             (unsigned long long)mine);
-    if (failed(r))
-        goto out;
-    fs__huge(it, (size_t)mine * sizeof *it); /* 2^bits streams */
-    fs__huge(send, (size_t)nsend * sizeof *send);
-    /* every kept line an item, in its group here or in its send block */
-    p = buf;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char *q = mapped_end(r, p, buf, len);
-        uint64_t key = keys[i];
-        int d = fs_mpi__dest(key, P);
-        if (key <= top && !dead[d]) {
-            size_t g = fs_mpi__digit(key, (unsigned)P, bits);
-            fs_mpi__item *o = d == me ? &it[ocur[g]++]
-                                      : &send[scur[(size_t)d * D + g]++];
-            o->key = key;
-            o->pos = (uintptr_t)(start + (uint64_t)(p - buf));
-        }
-        p = q + 1;
-    }
-    free(keys);
-    keys = NULL;
-    r->res->t_keys += MPI_Wtime() - t0;
-    t0 = MPI_Wtime();
-    int st = fs_mpi__exchange(r->comm, (const unsigned char *)send, sc, &recv,
-                              rc, &total);
-    if (st != FS_OK) {
-        fail(r, st, "exchange: %s", fs_strerror(st));
-        failed(r);
-        goto out;
-    }
-    free(send);
-    send = NULL;
-    for (int d = 0; d < P; d++)
-        r->res->sent += sc[d];
-    r->res->received = total;
-    r->res->t_exchange += MPI_Wtime() - t0;
-    t0 = MPI_Wtime();
-    /* what arrived, rank by rank and group by group, to the group slots */
-    const unsigned char *a = recv;
-    for (int s = 0; s < P; s++) {
-        for (size_t g = 0; g < D; g++) {
-            size_t k = (size_t)rcnt[(size_t)s * D + g];
-            if (s != me && k) {
-                memcpy(it + gcur[g], a, k * sizeof *it);
-                a += k * sizeof *it;
-            }
-            gcur[g] += k;
-        }
-    }
-    free(recv);
-    recv = NULL;
-    MPI_Allgather(&start, 1, MPI_UINT64_T, starts, 1, MPI_UINT64_T, r->comm);
-    MPI_Allgather(&first, 1, MPI_UINT64_T, firsts, 1, MPI_UINT64_T, r->comm);
-    mapped_where w = {map, starts, firsts, P, r->d};
-    /* test hook (tests/cli/mpi_fast.bats): every item's line number, as
-     * the tie rule finds it from the offset, keys to the item's key */
-    for (size_t i = 0; getenv("FAIRSHUF_MPI_TEST_CHECK_INDEX") && i < mine; i++)
-        if (fs_lines_key(c->key, idx_mapped(&w, it[i].pos), 0) != it[i].key) {
-            fail(r, FS_EIO, "item %zu: offset %llu is not its line", i,
-                 (unsigned long long)it[i].pos);
-            break;
-        }
-    test_change_mapped(r, T, 1);
-    if (lim > 0 && r->rc == FS_OK) {
-        if (fs_mpi__sort_grouped(it, (size_t)mine, end_, bits, c->key,
-                                 idx_mapped, &w) != FS_OK)
-            fail(r, FS_ENOMEM, "memory exhausted (sorting %llu lines)",
-                 (unsigned long long)mine);
-        r->res->t_sort += MPI_Wtime() - t0;
-        if (r->rc == FS_OK)
-            write_mapped(r, it, (size_t)mine, map, T, wb, WB, fd, tmp, lim);
-    }
-    failed(r); /* a write error: every rank stops here */
-out:
-    munmap((void *)map, (size_t)T); /* map is set: all ranks mapped it */
-    free(keys);
-    free(hist);
-    free(rcnt);
-    free(scur);
-    free(end_);
-    free(gcur);
-    free(ocur);
-    free(dl);
-    free(gl);
-    free(rb);
-    free(sc);
-    free(rc);
-    free(starts);
-    free(firsts);
-    free(dead);
-    free(it);
-    free(send);
-    free(recv);
-    free(wb);
-    return done;
-}
-
 /* ---------------------------------------------------------------- CSV */
 
 /* --csv: the records of b[0..n) (whole records; fin: the input's end)
@@ -1894,18 +1540,57 @@ static void lib_result(run *r, int st, const fs_lines_result *lr,
         fail(r, st, "%s: %s", name, why);
 }
 
-/* P = 1 and one FILE: nothing moves, and the input is that file, so the
- * job is `fairshuf lines --seed FILE` itself (fs_lines_shuffle: the same
- * keyed order, header and -n, hence the same bytes), with its memory plan:
- * a large file of long lines read twice, half of it held at a time, or
- * its spill path if its own budget says so.  Returns 0, having done
- * nothing, where it does not apply (--csv, a file that a --memory budget
- * sends out of core, the spill test hook); the general path then runs. */
-static int whole_file(run *r, int fd, const char *tmp)
+/* Each rank reads the FILE on its own, so a file changed meanwhile can
+ * give the ranks different lines: they compare what they saw. */
+#define CHANGED_SLICES "file changed as we read it (each rank reads it)"
+
+/* Test hook (tests/cli/mpi_fast.bats): rank 0 writes its slice, then
+ * changes the FILE -- FAIRSHUF_MPI_TEST_CHANGE_SLICES=cut cuts it to half
+ * its size, any other value overwrites the first delimiter in its second
+ * half (two lines become one) -- and only then do the other ranks read
+ * it. */
+static void test_change_slices(run *r, int after)
+{
+    const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_SLICES");
+    if (ch == NULL || r->P < 2 || (r->rank == 0) != after)
+        return;
+    int fd = r->rank == 0 ? open(r->c->files[0], O_RDWR | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        unsigned char b[4096], x = r->d == 'x' ? 'y' : 'x';
+        off_t at = (off_t)(r->total / 2);
+        ssize_t got = pread(fd, b, sizeof b, at);
+        const unsigned char *q = got > 0 ? memchr(b, r->d, (size_t)got) : NULL;
+        int bad = strcmp(ch, "cut") == 0
+                      ? ftruncate(fd, at)
+                      : q == NULL || pwrite(fd, &x, 1, at + (q - b)) != 1;
+        (void)bad;
+        close(fd);
+    }
+    MPI_Barrier(r->comm);
+}
+
+/* One FILE, and either P = 1 or every rank on one node (slices): then the
+ * job is `fairshuf lines --seed FILE` itself, rank r writing key slice r
+ * of P of its output (fs_lines_shuffle_slice: the keyed order, header and
+ * -n of the whole file, hence the same bytes once the shards are put
+ * together), with the library's memory plan: a large file of long lines
+ * read a few times, a quarter of the key space held at a time, or its
+ * spill path if its own budget says so.  Nothing moves between ranks: on
+ * one node each reads the file from the page cache.  The ranks then
+ * compare the lines they keyed, and the file's size with the one
+ * measured at the start: a change seen by some ranks fails the job (an
+ * edit that keeps every line end in place is not noticed, as in
+ * `fairshuf lines`'s reads of a large file).
+ * [start, end): the rank's share of the bytes, for --stats.  Returns 0,
+ * having done nothing, where it does not apply (--csv, at P = 1 a file
+ * that a --memory budget sends out of core, the spill test hook); the
+ * general path then runs. */
+static int whole_file(run *r, int slices, uint64_t start, uint64_t end,
+                      int fd, const char *tmp)
 {
     const fs_mpi_lines_config *c = r->c;
-    if (r->P != 1 || c->nfiles != 1 || c->csv ||
-        (c->memory && 3 * r->total > c->memory) || /* as the general path */
+    if ((r->P != 1 && !slices) || c->nfiles != 1 || c->csv ||
+        (r->P == 1 && c->memory && 3 * r->total > c->memory) ||
         getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") != NULL)
         return 0;
     double t0 = MPI_Wtime();
@@ -1914,16 +1599,32 @@ static int whole_file(run *r, int fd, const char *tmp)
     lib_config(r, &lc, &fd);
     lc.header = c->header;
     const char *name = c->files[0];
-    int in = open(name, O_RDONLY | O_CLOEXEC);
+    uint64_t seen = 0, least = UINT64_MAX, most = 0;
+    int in = open(name, O_RDONLY | O_CLOEXEC), st = FS_EIO, moved = 0;
+    struct stat fst;
     if (in < 0) {
         fail(r, FS_EIO, "%s: %s", name, strerror(errno));
-        return 1;
+    } else {
+        test_change_slices(r, 0);
+        st = fs__lines_shuffle_slice(in, &lc, (unsigned)r->rank,
+                                     (unsigned)r->P, &lr, &seen);
+        moved = fstat(in, &fst) != 0 || (uint64_t)fst.st_size != r->total;
+        close(in);
+        test_change_slices(r, 1);
+        r->res->lines_in += lr.lines;
+        r->res->bytes_in += end - start;
+        lib_result(r, st, &lr, name, tmp, t0);
     }
-    int st = fs_lines_shuffle(in, &lc, &lr);
-    close(in);
-    r->res->lines_in += lr.lines;
-    r->res->bytes_in += r->total;
-    lib_result(r, st, &lr, name, tmp, t0);
+    if (r->P > 1) { /* what every rank that succeeded saw */
+        uint64_t mine[2] = {st == FS_OK ? seen : UINT64_MAX,
+                            st == FS_OK ? UINT64_MAX - seen : UINT64_MAX};
+        uint64_t all[2];
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, r->comm);
+        least = all[0];
+        most = UINT64_MAX - all[1];
+        if (st == FS_OK && (moved || least != most))
+            fail(r, FS_EIO, "%s: %s", name, CHANGED_SLICES);
+    }
     return 1;
 }
 
@@ -1989,7 +1690,11 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     uint64_t start, end, hend = 0;
     if (measure(r, sizes) != 0 || share_bounds(r, &start, &end) != 0)
         goto out;
-    if (whole_file(r, sh.fd, sh.tmp)) {
+    /* every rank on one node, one FILE: each writes its key slice */
+    int slices = fs_mpi__one_node(
+        comm, c->shared && c->nfiles == 1 && !c->csv && !c->local_only &&
+                  getenv("FAIRSHUF_MPI_TEST_SPILL_ALL") == NULL);
+    if (whole_file(r, slices, start, end, sh.fd, sh.tmp)) {
         if (failed(r))
             goto out;
         goto close;
@@ -2008,14 +1713,6 @@ int fs_mpi__lines(const fs_mpi_lines_config *c, MPI_Comm comm,
     }
     if (c->head == 0) /* -n 0: only the header (every shard exists) */
         goto close;
-    /* every rank on one node, one FILE: the file mapped, items exchanged */
-    if (fs_mpi__one_node(comm, c->shared && c->nfiles == 1 && !c->csv &&
-                                   !c->local_only) &&
-        in_mapped(r, start, end, sh.fd, sh.tmp)) {
-        if (r->rc != FS_OK) /* agreed on already: not again */
-            goto out;
-        goto close;
-    }
     /* in memory when the share, its records and what comes back fit:
      * about 2 x (bytes + 16 per line) + 8 per line at the peak */
     uint64_t len = end - start, n = 0;

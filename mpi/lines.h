@@ -27,10 +27,10 @@ typedef struct fs_mpi_lines_config {
     int csv;              /* items are CSV records (lib/lines/csv.h: a
                              record ends at a LF outside double quotes);
                              delim is then '\n' */
-    int shared;           /* in memory, when every rank runs on one node
-                             and the input is one FILE: the file mapped
-                             by every rank, only index entries exchanged
-                             (0: the lines themselves, in rounds) */
+    int shared;           /* when every rank runs on one node and the
+                             input is one FILE: each rank reads it and
+                             writes its key slice, nothing exchanged (0:
+                             the lines themselves, in rounds) */
 } fs_mpi_lines_config;
 
 typedef struct fs_mpi_lines_result {

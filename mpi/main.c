@@ -370,38 +370,6 @@ static uint64_t default_memory(void)
     return fs_lines_default_memory() / (uint64_t)(local > 0 ? local : 1);
 }
 
-/* One node, one FILE: every rank maps the file (docs/distributed.md, "On
- * one node").  A mapped file that shrinks, or whose page cannot be read,
- * raises SIGBUS on the access; the rank then says so, removes its
- * unfinished shard and exits 1 (mpirun stops the others, which remove
- * theirs), instead of dying without a word. */
-static char bus_msg[4352];
-static size_t bus_len;
-
-static void on_bus(int sig)
-{
-    (void)sig;
-    pending_remove(); /* unlink and write are async-signal-safe */
-    ssize_t w = write(2, bus_msg, bus_len);
-    (void)w;
-    _exit(CLI_FAIL);
-}
-
-static void catch_bus(const char *file)
-{
-    int len = snprintf(bus_msg, sizeof bus_msg,
-                       "%s: rank %d: %s: file changed as we read it (it "
-                       "shrank, or a page could not be read, while mapped)\n",
-                       cli_prog, rank_, file);
-    bus_len = len < 0 ? 0 : (size_t)len < sizeof bus_msg ? (size_t)len
-                                                          : sizeof bus_msg - 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_bus;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, NULL);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -446,8 +414,6 @@ int main(int argc, char **argv)
          * every rank runs on one node (docs/distributed.md) */
         const char *sh = getenv("FAIRSHUF_MPI_SHARED");
         c.shared = sh == NULL || strcmp(sh, "0") != 0;
-        if (c.shared && o.nfiles == 1)
-            catch_bus(o.files[0]);
         rc = fs_mpi__lines(&c, MPI_COMM_WORLD, &res);
     } else {
         rc = run_array(&o, key, &res);

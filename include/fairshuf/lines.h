@@ -212,13 +212,14 @@ FS_API size_t fs_lines_default_memory(void);
  * error returned.
  * A regular file of at least 256 MiB (from fd's position) whose first MiB
  * has lines of 64 bytes or more on average is not held in memory: it is
- * read twice (pread; fd's position is left at the end), each read keeping
- * the lines of one half of the key space, so memory is about half the file;
- * the output is the same bytes.  There open_output is called after the
- * first read, and a file that shrinks or whose lines move between the
- * reads is an error (FS_EIO at FS_LINES_INPUT_CHANGED; what grows past the
- * size measured at the start is not read).  When the output turns out to
- * be that file, the file is read once the usual way instead.
+ * read four times (pread; fd's position is left at the end), each read
+ * keeping the lines of one quarter of the key space (with 16 bytes of key
+ * and index each), so memory is about a quarter of the file; the output
+ * is the same bytes.  There open_output is called after the first read,
+ * and a file that shrinks or whose lines move between the reads is an
+ * error (FS_EIO at FS_LINES_INPUT_CHANGED; what grows past the size
+ * measured at the start is not read).  When the output turns out to be
+ * that file, the file is read once the usual way instead.
  * c->head == 0 reads only the c->header header lines, writes them, and
  * reads nothing more (with no header it reads nothing; the output is
  * still opened).  With
@@ -227,6 +228,30 @@ FS_API size_t fs_lines_default_memory(void);
  * Errors: FS_EINVAL (bad config), FS_ENOMEM, FS_EIO (res->where, res->err
  * say which file and why). */
 FS_API int fs_lines_shuffle(int fd, const fs_lines_config *c, fs_lines_result *res);
+
+/* One slice of fs_lines_shuffle's output, for `slices` workers sharing
+ * the job (fairshuf-mpi's ranks on one node): writes exactly the lines
+ * whose key k has (k * slices) >> 64 == slice (128-bit product), in the
+ * keyed order, so that slices 0, 1, ..., slices - 1 written one after the
+ * other are fs_lines_shuffle's output byte for byte.  The header lines
+ * are written by slice 0 only (every slice skips them as input); with
+ * c->head, a slice writes the global ranks [below, below + its lines) that
+ * fall in [0, c->head), where `below` is the number of lines whose keys
+ * lie in earlier slices (known once every line is keyed).  res->lines
+ * counts the slice's lines, res->written those it wrote.  slices == 1 is
+ * fs_lines_shuffle.
+ * Cost: every slice reads and keys the whole input, and holds and sorts
+ * about 1/slices of it.  A regular file of at least 256 MiB / (4 slices)
+ * with long lines (as above) is read ceil(4 / slices) times, each read
+ * keeping at most a quarter of the key space's records (a slice of 2:
+ * read twice, a quarter of the key space each time); other input is held as for fs_lines_shuffle (in memory: the
+ * text and the slice's records; over c->memory: the slice's lines go to
+ * temporary files; c->head < 2^20: O(head) lines of the slice).
+ * Errors: those of fs_lines_shuffle; FS_EINVAL also for slice >= slices
+ * (so slices == 0). */
+FS_API int fs_lines_shuffle_slice(int fd, const fs_lines_config *c,
+                                  unsigned slice, unsigned slices,
+                                  fs_lines_result *res);
 
 /* Why fs_lines_shuffle returned `status`, for a message after the name of
  * what failed (res->where: the input, the output, a temporary file in

@@ -67,6 +67,16 @@ int fs__writer_put(fs__writer *w, const void *p, size_t n)
     return FS_OK;
 }
 
+int fs__writer_header(fs__writer *w, const void *p, size_t n)
+{
+    return w->slice == 0 && n > 0 ? fs__writer_put(w, p, n) : FS_OK;
+}
+
+void fs__writer_below(fs__writer *w, uint64_t below)
+{
+    w->left = w->c->head > below ? w->c->head - below : 0;
+}
+
 void fs__writer_progress(fs__writer *w)
 {
     if (w->c->progress)

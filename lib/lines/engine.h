@@ -36,12 +36,23 @@ typedef struct fs__writer {
     size_t memory;       /* the budget, resolved once by fs_lines_shuffle */
     size_t len;
     unsigned char *buf;
+    /* fs_lines_shuffle_slice: only keys in [lo, hi] are kept (the whole
+     * key space for fs_lines_shuffle); slice 0 alone writes the header */
+    uint64_t lo, hi;
+    unsigned slice, slices;
+    uint64_t seen;       /* lines keyed, of every slice (header excluded) */
 } fs__writer;
 
 int fs__writer_open(fs__writer *w);
 int fs__writer_put(fs__writer *w, const void *p, size_t n);
 int fs__writer_flush(fs__writer *w);
 void fs__writer_progress(fs__writer *w);
+/* The header lines p[0..n): written by slice 0 only. */
+int fs__writer_header(fs__writer *w, const void *p, size_t n);
+/* Once every line is keyed: `below` lines have keys before the slice, so
+ * it writes the global ranks [below, below + its lines) of the first
+ * c->head (w->left is what remains of them for this slice). */
+void fs__writer_below(fs__writer *w, uint64_t below);
 
 /* What the caller of fs__sort_emit may know already, so that it needs no
  * counting pass: fine[f] is the number of lines whose key bits
@@ -98,6 +109,13 @@ uint64_t fs__memory_room(void);
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);
 
+/* fs_lines_shuffle_slice that also says how many lines it keyed in all
+ * slices (*seen, the header excluded; 0 with c->head == 0): workers that
+ * each read the input compare it (fairshuf-mpi, mpi/lines.c). */
+int fs__lines_shuffle_slice(int fd, const fs_lines_config *c, unsigned slice,
+                            unsigned slices, fs_lines_result *res,
+                            uint64_t *seen);
+
 /* fs_lines_shuffle_buf with the lines of buf[0..len) already counted (n,
  * each ending with c->delim): for a caller that counted them while
  * reading (fairshuf-mpi at P = 1, mpi/lines.c). */
@@ -111,9 +129,10 @@ int fs__lines_shuffle_counted(const unsigned char *buf, size_t len,
 int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
                   fs__writer *w);
 
-/* A large regular file read twice instead of held (passes.c): plan says
- * whether fd qualifies (at least fs__passes_min bytes from its position,
- * long lines, a window within limit); run shuffles it, or returns
+/* A large regular file read more than once instead of held (passes.c):
+ * plan says whether fd qualifies (at least fs__passes_min bytes from its
+ * position -- a slice of s: fs__passes_min / (4 s) --, long lines, a
+ * window within limit); run shuffles it (the slice w->lo..hi), or returns
  * FS__PASSES_DECLINED before any output (the window turned out too large,
  * or the output is the input file): the caller then seeks fd back to
  * pl->start and reads it the usual way. */
@@ -124,13 +143,14 @@ typedef struct fs__passes_plan_t {
 } fs__passes_plan_t;
 #define FS__PASSES_DECLINED 1
 extern size_t fs__passes_min; /* 256 MiB; tests lower it */
-int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
-                    fs__passes_plan_t *pl);
+int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
+                    size_t limit, fs__passes_plan_t *pl);
 int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
                    fs__writer *w);
 
-/* `-n K` with small K: streams the input keeping only candidates. */
-#define FS__TOPK_MAX ((uint64_t)1 << 20)
+/* `-n K` with K < fs__topk_max (2^20; tests lower it): streams the input
+ * keeping only candidates. */
+extern uint64_t fs__topk_max;
 int fs__topk_run(int fd, fs__writer *w);
 
 static inline uint64_t fs__le64(const unsigned char *p)
@@ -201,12 +221,15 @@ static inline int fs__reserve(unsigned char **buf, size_t *cap, size_t need)
     return FS_OK;
 }
 
-/* The intake of the streaming paths (spill.c, topk.c): the first
- * `header_left` lines are kept aside, unshuffled; every other line is
- * numbered and gets its key, level 0, from a window of 512 keys refilled
- * in line order (fs_lines_keys). */
+/* The intake of the streaming paths (spill.c, topk.c, passes.c): the
+ * first `header_left` lines are kept aside, unshuffled; every other line
+ * is numbered and gets its key, level 0, from a window of 512 keys
+ * refilled in line order (fs_lines_keys); a key outside the slice [lo, hi]
+ * is only counted (below or above it). */
 typedef struct fs__intake {
     const uint8_t *key;     /* K of the keyed order */
+    uint64_t lo, hi;        /* the slice's keys (fs__intake_init) */
+    uint64_t below, above;  /* lines whose keys fell before, after it */
     uint64_t next;          /* index of the next shuffled line */
     uint64_t header_left;
     unsigned char *hdr;     /* the kept header lines */
@@ -215,8 +238,16 @@ typedef struct fs__intake {
     size_t kpos, kend;
 } fs__intake;
 
+static inline void fs__intake_init(fs__intake *in, const fs__writer *w)
+{
+    in->key = w->c->key;
+    in->lo = w->lo;
+    in->hi = w->hi;
+}
+
 /* Takes one line p[0..l) with its delimiter.  Returns 1 if it went to the
- * header, 0 if it is to be shuffled (*key, *idx set), or FS_ENOMEM. */
+ * header, 2 if its key is outside the slice (numbered, not kept), 0 if it
+ * is to be shuffled (*key, *idx set), or FS_ENOMEM. */
 static inline int fs__intake_line(fs__intake *in, const unsigned char *p,
                                   size_t l, uint64_t *key, uint64_t *idx)
 {
@@ -235,6 +266,13 @@ static inline int fs__intake_line(fs__intake *in, const unsigned char *p,
     }
     *key = in->keys[in->kpos++];
     *idx = in->next++;
+    if (FS_UNLIKELY(*key < in->lo || *key > in->hi)) {
+        if (*key < in->lo)
+            in->below++;
+        else
+            in->above++;
+        return 2;
+    }
     return 0;
 }
 

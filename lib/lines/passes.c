@@ -26,6 +26,15 @@
  * makes the caller read it once instead (FS__PASSES_DECLINED, before any
  * output).
  *
+ * A slice of fs_lines_shuffle_slice keeps only its keys [lo, hi] (the
+ * intake drops the others, counting those below it): its part of the key
+ * space is cut into whole cells (a sub-bucket is a cell, the keys' top
+ * WIN_BITS + sub_bits bits) and ceil(NWIN / slices) windows -- one below
+ * fs__passes_min -- so a window never holds more than a quarter of the key
+ * space.  A cell cut by the slice's bounds holds the slice's keys only, in
+ * the first read's counts too, so each window is still checked against
+ * them.
+ *
  * With two threads or more a read runs in two lanes (lanes.h, as the
  * spill intake does).  Each lane has its own sub-bucket chains (a sub-bucket is
  * sorted, so the order of its records does not matter) and takes its
@@ -83,7 +92,6 @@ typedef struct lane {
 typedef struct helper {
     lane ln;
     fs__lanes lanes;
-    unsigned win;
     uint64_t next; /* the first lane's, at the chunk's start */
     size_t seen;
 } helper;
@@ -94,7 +102,12 @@ typedef struct passes {
     const fs_lines_config *c;
     off_t start;
     uint64_t size;         /* bytes every pass reads */
-    unsigned sub_bits;     /* sub-buckets of a window: 2^sub_bits */
+    unsigned sub_bits;     /* sub-buckets of a whole-file window: 2^sub_bits */
+    unsigned cbits;        /* a sub-bucket is a cell: keys' top cbits bits */
+    size_t c0, ncell;      /* the slice's cells: [c0, c0 + ncell) */
+    unsigned npass;        /* reads: the slice's cells cut in npass windows */
+    size_t span;           /* the most cells a window has */
+    size_t ca, cb;         /* the cells of the window being kept */
     unsigned fine_bits;    /* the key bits each lane's fine counts */
     size_t limit;          /* the budget */
     unsigned char *arena;  /* anonymous mapping of acap bytes, reserved */
@@ -120,18 +133,32 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
     return win + ((uint64_t)BLK << sb) + 2 * lines + big +
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
 }
+/* The windows of a slice of `slices` of a file of `size` bytes: its
+ * share of the NWIN quarters of the key space, so that a window holds at
+ * most a quarter of a large file (a slice of 2 is read twice, of 4 once);
+ * one, below fs__passes_min, where the file would be held whole (a
+ * slice's records are less than the text and its sort's arrays). */
+static unsigned passes_of(unsigned slices, uint64_t size)
+{
+    return size < fs__passes_min ? 1 : (NWIN + slices - 1) / slices;
+}
+
 /* Whether fd is a regular file worth reading more than once: at least
  * fs__passes_min bytes from its position, lines of MIN_LINE bytes or more
- * on average in its first MiB, and a window's records within limit. */
-int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
-                    fs__passes_plan_t *pl)
+ * on average in its first MiB, and a window's records within limit.  A
+ * slice of 2 or more: at least fs__passes_min / (NWIN slices) bytes, any
+ * lines (it would otherwise hold the whole text to keep a part of it). */
+int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
+                    size_t limit, fs__passes_plan_t *pl)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     off_t start = lseek(fd, 0, SEEK_CUR);
+    uint64_t min = slices == 1 ? fs__passes_min
+                               : fs__passes_min / NWIN / slices;
     if (start < 0 || st.st_size <= start ||
-        (uint64_t)(st.st_size - start) < fs__passes_min ||
+        (uint64_t)(st.st_size - start) < min ||
         (uint64_t)(st.st_size - start) >> 48 != 0 || /* indexes < 2^48 */
         c->header > 0xffffffffu) /* a header every read would keep whole */
         return 0;
@@ -147,15 +174,17 @@ int fs__passes_plan(int fd, const fs_lines_config *c, size_t limit,
     }
     uint64_t d = fs_lines_count(s, got, c->delim);
     free(s);
-    if (got / (d ? d : 1) < MIN_LINE)
+    if (slices == 1 && got / (d ? d : 1) < MIN_LINE)
         return 0;
     uint64_t lines = size / (got / (d ? d : 1)) + 1;
     uint64_t win = (size + FS__REC_HDR * lines) / NWIN;
     unsigned sb = 0;
     while (sb < MAX_SUB && (win >> sb) > SUB_BYTES)
         sb++;
+    /* a slice's window (the same sub-buckets: they hold given keys) */
+    uint64_t mine = win * NWIN / slices / passes_of(slices, size);
     /* the estimate with slack: a sixteenth more, sub-buckets twice even */
-    if (footprint(win + win / 16, sb, lines, 2 * (win >> sb),
+    if (footprint(mine + mine / 16, sb, lines, 2 * (win >> sb),
                   2 * (lines >> sb)) > limit)
         return 0;
     pl->start = start;
@@ -239,15 +268,16 @@ static int lens_room(passes *P, size_t from, size_t more)
     return FS_OK;
 }
 
-/* Takes the complete lines of p[0..end) for window win into lane L; the
- * first read also counts every window's sub-buckets and notes each line's
- * length (the room for them is made before: at most a line a byte). */
-static int take(lane *L, unsigned win, const unsigned char *p,
-                const unsigned char *end)
+/* Takes the complete lines of p[0..end) for the window's cells into lane
+ * L; the first read also counts every cell of the slice and notes each
+ * line's length (the room for them is made before: at most a line a
+ * byte). */
+static int take(lane *L, const unsigned char *p, const unsigned char *end)
 {
     passes *P = L->P;
     unsigned char d = P->c->delim;
-    unsigned sb = P->sub_bits, all = WIN_BITS + sb;
+    unsigned all = P->cbits;
+    const size_t ca = P->ca, width = P->cb - P->ca; /* the window's cells */
     while (p < end) {
         size_t l;
         if (P->counting) { /* the first read finds the lines */
@@ -267,13 +297,13 @@ static int take(lane *L, unsigned win, const unsigned char *p,
         if (rc < 0)
             return rc;
         if (rc == 0) {
+            size_t cell = (size_t)(key >> (64 - all));
             if (P->counting) {
-                size_t h = (size_t)(key >> (64 - all));
-                L->hist[h] += FS__REC_HDR + l;
-                L->hrecs[h]++;
+                L->hist[cell] += FS__REC_HDR + l;
+                L->hrecs[cell]++;
             }
-            if ((key >> (64 - WIN_BITS)) == win) {
-                size_t s = sb ? (size_t)((key << WIN_BITS) >> (64 - sb)) : 0;
+            if (cell - ca < width) { /* (unsigned: cells below ca wrap) */
+                size_t s = cell - ca;
                 L->fine[s << P->fine_bits |
                         (size_t)((key << all) >> (64 - P->fine_bits))]++;
                 if ((rc = keep(P, &L->subs[s], key, idx, p, l)) != FS_OK)
@@ -292,13 +322,12 @@ static int helper_take(void *arg, uint64_t before, const unsigned char *p,
     h->ln.in.next = h->next + before;
     h->ln.in.kpos = h->ln.in.kend = 0;
     h->ln.seen = h->seen + (size_t)before;
-    return take(&h->ln, h->win, p, end);
+    return take(&h->ln, p, end);
 }
 
 /* Takes the complete lines of buf[0..used): in two lanes when the helper
  * runs, the header is behind and the chunk is large enough. */
-static int feed(passes *P, unsigned win, const unsigned char *buf,
-                size_t used)
+static int feed(passes *P, const unsigned char *buf, size_t used)
 {
     lane *L = &P->ln;
     helper *h = &P->h;
@@ -307,12 +336,11 @@ static int feed(passes *P, unsigned win, const unsigned char *buf,
                                    ? fs__lanes_cut(&h->lanes, buf, used)
                                    : NULL;
     if (mid == NULL)
-        return take(L, win, buf, end);
-    h->win = win;
+        return take(L, buf, end);
     h->next = L->in.next;
     h->seen = L->seen;
     fs__lanes_give(&h->lanes, buf, mid, end);
-    int rc = take(L, win, buf, mid);
+    int rc = take(L, buf, mid);
     int hrc = fs__lanes_wait(&h->lanes);
     if (rc == FS_OK)
         rc = hrc;
@@ -324,14 +352,14 @@ static int feed(passes *P, unsigned win, const unsigned char *buf,
 
 static void lane_reset(passes *P, lane *L)
 {
-    memset(L->subs, 0, sizeof *L->subs << P->sub_bits);
-    memset(L->fine, 0, sizeof *L->fine << (P->sub_bits + P->fine_bits));
-    L->in.next = 0;
+    memset(L->subs, 0, sizeof *L->subs * P->span);
+    memset(L->fine, 0, (sizeof *L->fine << P->fine_bits) * P->span);
+    L->in.next = L->in.below = L->in.above = 0;
     L->in.kpos = L->in.kend = 0;
     L->seen = 0;
 }
 
-/* One read of the file: keeps window win's records. */
+/* One read of the file: keeps the records of cells [P->ca, P->cb). */
 static int pass(passes *P, unsigned win)
 {
     const fs_lines_config *c = P->c;
@@ -365,7 +393,7 @@ static int pass(passes *P, unsigned win)
         size_t used = e ? (size_t)(e - P->buf) + 1 : 0;
         if (P->counting && lens_room(P, P->ln.seen, used) != FS_OK)
             return FS_ENOMEM;
-        int rc = feed(P, win, P->buf, used);
+        int rc = feed(P, P->buf, used);
         if (rc == CHANGED)
             return changed(P);
         if (rc != FS_OK)
@@ -383,22 +411,22 @@ static int pass(passes *P, unsigned win)
 /* Writes the tail blocks' bytes used to their headers. */
 static void close_tails(passes *P, lane *L)
 {
-    size_t n = (size_t)1 << P->sub_bits;
+    size_t n = P->cb - P->ca;
     for (size_t s = 0; s < n; s++)
         if (L->subs[s].recs > 0)
             memcpy(P->arena + L->subs[s].tail + 8, &L->subs[s].used, 4);
 }
 
-/* Whether window win holds what the first read counted in it (a file
+/* Whether the window holds what the first read counted in it (a file
  * read again must give the same lines). */
-static int as_counted(const passes *P, unsigned win)
+static int as_counted(const passes *P)
 {
-    size_t n = (size_t)1 << P->sub_bits;
+    size_t n = P->cb - P->ca;
     for (size_t s = 0; s < n; s++)
         if (P->ln.subs[s].bytes + P->h.ln.subs[s].bytes !=
-                P->ln.hist[win * n + s] ||
+                P->ln.hist[P->ca + s] ||
             P->ln.subs[s].recs + P->h.ln.subs[s].recs !=
-                P->ln.hrecs[win * n + s])
+                P->ln.hrecs[P->ca + s])
             return 0;
     return P->ln.in.next == P->lines && P->ln.seen == P->nlens;
 }
@@ -429,7 +457,7 @@ static size_t copy_chain(const passes *P, const sub *b, unsigned char *scr,
 static int emit(passes *P, unsigned char **scr, size_t *scap,
                 uint32_t *fine)
 {
-    size_t n = (size_t)1 << P->sub_bits, nf = (size_t)1 << P->fine_bits;
+    size_t n = P->cb - P->ca, nf = (size_t)1 << P->fine_bits;
     for (size_t s = 0; s < n && P->w->left > 0; s++) {
         const sub *a = &P->ln.subs[s], *b = &P->h.ln.subs[s];
         if (a->recs + b->recs == 0)
@@ -442,7 +470,7 @@ static int emit(passes *P, unsigned char **scr, size_t *scap,
             fine[f] = P->ln.fine[s * nf + f] + P->h.ln.fine[s * nf + f];
         fs__counts fc = {fine, P->fine_bits, a->recs, (size_t)a->bytes};
         rc = fs__sort_emit(*scr, len, a->recs + b->recs, FS__STORED_LEN, 0,
-                           WIN_BITS + P->sub_bits, &fc, P->w);
+                           P->cbits, &fc, P->w);
         if (rc != FS_OK)
             return rc;
     }
@@ -457,27 +485,35 @@ static int output_is_input(const passes *P)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Window v: cells [ca, cb) of the slice's. */
+static void window(passes *P, unsigned v)
+{
+    P->ca = P->c0 + P->ncell * v / P->npass;
+    P->cb = P->c0 + P->ncell * (v + 1) / P->npass;
+}
+
 /* After the first read: the counts of both lanes in the first's; then
  * whether the largest window fits the budget (and every sub-bucket 32-bit
  * offsets): if not, the file is read the usual way instead. */
 static int windows_fit(passes *P)
 {
-    size_t nsub = (size_t)1 << P->sub_bits;
-    for (size_t h = 0; h < NWIN * nsub; h++) {
+    for (size_t h = 0; h < (size_t)1 << P->cbits; h++) {
         P->ln.hist[h] += P->h.ln.hist[h];
         P->ln.hrecs[h] += P->h.ln.hrecs[h];
     }
     uint64_t most = 0, big = 0, recs = 0;
-    for (unsigned v = 0; v < NWIN; v++) {
+    for (unsigned v = 0; v < P->npass; v++) {
         uint64_t t = 0;
-        for (size_t s = 0; s < nsub; s++) {
-            uint64_t b = P->ln.hist[v * nsub + s];
+        window(P, v);
+        for (size_t s = P->ca; s < P->cb; s++) {
+            uint64_t b = P->ln.hist[s];
             t += b;
             if (b > big)
-                big = b, recs = P->ln.hrecs[v * nsub + s];
+                big = b, recs = P->ln.hrecs[s];
         }
         most = t > most ? t : most;
     }
+    window(P, 0);
     return big < 0xfff00000u &&
            footprint(most, P->sub_bits, P->lines, big, recs) <= P->limit;
 }
@@ -496,9 +532,10 @@ static int run(passes *P)
     size_t scap = 0;
     uint32_t *fine = malloc(sizeof *fine << P->fine_bits);
     int rc = fine ? FS_OK : FS__PASSES_DECLINED; /* nothing read yet */
-    for (unsigned win = 0; win < NWIN && rc == FS_OK && P->w->left > 0;
+    for (unsigned win = 0; win < P->npass && rc == FS_OK && P->w->left > 0;
          win++) {
         P->counting = win == 0;
+        window(P, win);
         if ((rc = pass(P, win)) != FS_OK) {
             if (win == 0 && rc == FS_ENOMEM) /* nothing written yet */
                 rc = FS__PASSES_DECLINED;
@@ -520,16 +557,21 @@ static int run(passes *P)
                 rc = FS__PASSES_DECLINED;
                 break;
             }
-            P->w->res->lines = P->lines;
-            P->w->total = P->w->left < P->lines ? P->w->left : P->lines;
-            if (P->ln.in.hdr_len &&
-                (rc = fs__writer_put(P->w, P->ln.in.hdr, P->ln.in.hdr_len)) !=
-                    FS_OK)
+            /* a slice: its lines, after `below` of the slices before */
+            uint64_t below = P->ln.in.below + P->h.ln.in.below,
+                     mine = P->lines - below - P->ln.in.above -
+                            P->h.ln.in.above;
+            P->w->res->lines = mine;
+            P->w->seen = P->lines;
+            fs__writer_below(P->w, below);
+            P->w->total = P->w->left < mine ? P->w->left : mine;
+            if ((rc = fs__writer_header(P->w, P->ln.in.hdr,
+                                        P->ln.in.hdr_len)) != FS_OK)
                 break;
         }
         close_tails(P, &P->ln);
         close_tails(P, &P->h.ln);
-        if (!as_counted(P, win)) {
+        if (!as_counted(P)) {
             rc = changed(P);
             break;
         }
@@ -542,13 +584,13 @@ static int run(passes *P)
 
 static int lane_init(passes *P, lane *L)
 {
-    size_t nsub = (size_t)1 << P->sub_bits;
+    size_t ncells = (size_t)1 << P->cbits;
     L->P = P;
-    L->in.key = P->c->key;
-    L->subs = malloc(nsub * sizeof *L->subs);
-    L->fine = malloc(sizeof *L->fine << (P->sub_bits + P->fine_bits));
-    L->hist = calloc(NWIN * nsub, sizeof *L->hist);
-    L->hrecs = calloc(NWIN * nsub, sizeof *L->hrecs);
+    fs__intake_init(&L->in, P->w);
+    L->subs = malloc(P->span * sizeof *L->subs);
+    L->fine = malloc((sizeof *L->fine << P->fine_bits) * P->span);
+    L->hist = calloc(ncells, sizeof *L->hist);
+    L->hrecs = calloc(ncells, sizeof *L->hrecs);
     return L->subs && L->fine && L->hist && L->hrecs ? FS_OK : FS_ENOMEM;
 }
 
@@ -576,6 +618,15 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->fine_bits = FINE_CELLS - P->sub_bits < FINE_MAX
                        ? FINE_CELLS - P->sub_bits
                        : FINE_MAX;
+    /* the slice's cells, cut into windows of whole cells (one slice: the
+     * NWIN quarters of the key space) */
+    P->cbits = WIN_BITS + P->sub_bits;
+    P->c0 = (size_t)(w->lo >> (64 - P->cbits));
+    P->ncell = (size_t)(w->hi >> (64 - P->cbits)) - P->c0 + 1;
+    P->npass = passes_of(w->slices, P->size);
+    if (P->npass > P->ncell)
+        P->npass = (unsigned)P->ncell;
+    P->span = (P->ncell + P->npass - 1) / P->npass;
     P->limit = limit;
     /* reserved, not used: pages are taken as records arrive, and the
      * reservation never moves while two lanes write into it */

@@ -620,7 +620,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
     if (sp.dir == NULL || *sp.dir == '\0')
         sp.dir = "/tmp";
     sp.in.header_left = c->header;
-    sp.in.key = c->key;
+    fs__intake_init(&sp.in, w);
     w->res->depth = 1;
 
     unsigned lanes = c->threads >= 2 ? 2 : 1;
@@ -654,7 +654,7 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         h->ln.sp = &sp;
         h->ln.bs = top;
         h->ln.in = &h->ln.own;
-        h->ln.own.key = c->key;
+        fs__intake_init(&h->ln.own, w);
         h->ln.fine = calloc((size_t)NB << FINE_BITS, sizeof *fine);
         if (h->ln.fine)
             fs__lanes_start(&h->lanes, helper_take, h, c->delim);
@@ -719,8 +719,13 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
         for (size_t i = 0; i < ((size_t)NB << FINE_BITS); i++)
             fine[i] += h->ln.fine[i];
     free(h->ln.fine);
-    w->res->lines = sp.in.next;
-    w->total = w->left < sp.in.next ? w->left : sp.in.next;
+    /* a slice: the lines of its keys, after `below` lines of other slices */
+    uint64_t below = sp.in.below + h->ln.own.below,
+             mine = sp.in.next - below - sp.in.above - h->ln.own.above;
+    w->res->lines = mine;
+    w->seen = sp.in.next;
+    fs__writer_below(w, below);
+    w->total = w->left < mine ? w->left : mine;
     /* The top-level buckets become regions (their files move over). */
     region tops[NB];
     memset(tops, 0, sizeof tops);
@@ -754,8 +759,8 @@ int fs__spill_run(int fd, unsigned char *buf, size_t len, size_t cap,
      * opened. */
     if (rc == FS_OK)
         rc = fs__writer_open(w);
-    if (rc == FS_OK && sp.in.hdr_len)
-        rc = fs__writer_put(w, sp.in.hdr, sp.in.hdr_len);
+    if (rc == FS_OK)
+        rc = fs__writer_header(w, sp.in.hdr, sp.in.hdr_len);
     for (int b = 0; b < NB && rc == FS_OK; b++)
         rc = emit(&sp, &tops[b]);
     drop_wait(&sp); /* before the files it may punch are closed */

@@ -11,6 +11,8 @@
 #include "engine.h"
 #include "io.h"
 
+uint64_t fs__topk_max = (uint64_t)1 << 20;
+
 typedef struct topk {
     fs__writer *w;
     const fs_lines_config *c;
@@ -107,7 +109,7 @@ int fs__topk_run(int fd, fs__writer *w)
     t.c = c;
     t.k = c->head;
     t.in.header_left = c->header;
-    t.in.key = c->key;
+    fs__intake_init(&t.in, w);
     t.threshold = UINT64_MAX;
     t.scratch = malloc((size_t)(2 * t.k + 4096) * sizeof *t.scratch);
     size_t cap = 1u << 20, len = 0;
@@ -157,12 +159,16 @@ int fs__topk_run(int fd, fs__writer *w)
         }
     }
     free(buf);
-    w->res->lines = t.in.next;
-    w->total = w->left < t.in.next ? w->left : t.in.next;
+    /* a slice: its first K kept, of which the ranks before K are written */
+    uint64_t mine = t.in.next - t.in.below - t.in.above;
+    w->seen = t.in.next;
+    w->res->lines = mine;
+    fs__writer_below(w, t.in.below);
+    w->total = w->left < mine ? w->left : mine;
     if (rc == FS_OK)
         rc = fs__writer_open(w); /* all input read */
-    if (rc == FS_OK && t.in.hdr_len)
-        rc = fs__writer_put(w, t.in.hdr, t.in.hdr_len);
+    if (rc == FS_OK)
+        rc = fs__writer_header(w, t.in.hdr, t.in.hdr_len);
     if (rc == FS_OK)
         rc = fs__sort_emit(t.rec, t.len, t.kept, 1, 0, 0, NULL, w);
     free(t.rec);

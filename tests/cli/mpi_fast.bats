@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # mpi_fast.bats -- fairshuf-mpi's short cuts.  At P = 1 it takes fairshuf
 # lines' own paths (mpi/lines.c: whole_file for one FILE, one_rank for
-# several); on one node with one FILE every rank maps the file and only
-# index entries move (in_mapped).  The shards are still byte-identical to
+# several); on one node with one FILE rank r writes key slice r of P of
+# fairshuf lines' output (whole_file, fs_lines_shuffle_slice), nothing
+# exchanged.  The shards are still byte-identical to
 # `fairshuf lines --seed` (and to the rounds, FAIRSHUF_MPI_SHARED=0), with
 # --header, -n and -z, and the --stats counts are those of the input.
 
@@ -31,73 +32,73 @@ load mpi_common
     grep -q "in 2301 lines $(stat -c %s all) bytes; out 2301 lines $(stat -c %s all) bytes" stats
 }
 
-@test "mpi lines, one node, one FILE (the file mapped, index entries exchanged): = the rounds = fairshuf lines" {
+@test "mpi lines, one node, one FILE (each rank its key slice, nothing exchanged): = the rounds = fairshuf lines" {
     need_mpi
     seq 1 3000 | sed 's/$/ some text/' > in
     for p in 2 3; do
-        all=("" "--header=4 -n 1000" "-n 7" "-z" "--memory=64M")
-        [ "$p" = 3 ] && all=("" "--header=4 -n 1000")
+        # -n: inside rank 0's slice, across slices, all; --memory=200K:
+        # the library's out-of-core path for each slice
+        all=("" "--header=4 -n 1000" "-n 7" "-z" "--memory=64M"
+             "--header=2 --memory=200K" "-n 3000")
+        [ "$p" = 3 ] && all=("" "--header=4 -n 1000" "-n 2100")
         for args in "${all[@]}"; do
             "$FS_BIN" lines --seed=m $args in > ref
             rm -f out.*
-            FAIRSHUF_MPI_TEST_CHECK_INDEX=1 mpi "$p" lines --seed=m $args -o out.%d in
+            mpi "$p" lines --seed=m $args --stats -o out.%d in 2> stats
             shards "$p" out | cmp - ref
+            sent=$(sed -n 's/.*sent \([0-9]*\) .*/\1/p' stats | awk '{ s += $1 } END { print s }')
+            [ "$sent" -eq 0 ]
             rm -f out.*
             FAIRSHUF_MPI_SHARED=0 mpi "$p" lines --seed=m $args -o out.%d in
             shards "$p" out | cmp - ref
         done
     done
-    # -z on a FILE that ends with NUL: mapped too
+    # -z on a FILE that ends with NUL; the counts: every line in once
     tr '\n' '\0' < in > inz
     "$FS_BIN" lines --seed=m -z -n 2000 inz > ref
     rm -f out.*
-    FAIRSHUF_MPI_TEST_CHECK_INDEX=1 mpi 2 lines --seed=m -z -n 2000 --stats -o out.%d inz 2> stats
+    mpi 2 lines --seed=m -z -n 2000 --stats -o out.%d inz 2> stats
     shards 2 out | cmp - ref
     grep -q "rounds 0" stats
-    # a FILE without its last newline takes the general path: same bytes
+    lines=$(sed -n 's/.* in \([0-9]*\) lines.*/\1/p' stats | awk '{ s += $1 } END { print s }')
+    [ "$lines" -eq 3000 ]
+    # a FILE without its last newline: same bytes
     { cat in; printf 'no newline'; } > in2
     "$FS_BIN" lines --seed=m in2 > ref
     rm -f out.*
     mpi 2 lines --seed=m -o out.%d in2
     shards 2 out | cmp - ref
-    # mapped: only items move (16 bytes a line), no rounds
-    rm -f out.*
-    mpi 2 lines --seed=m --stats -o out.%d in 2> stats
-    grep -q "rounds 0" stats
-    sent=$(sed -n 's/.*sent \([0-9]*\) .*/\1/p' stats | awk '{ s += $1 } END { print s }')
-    [ $((sent % 16)) -eq 0 ] && [ "$sent" -gt 0 ] && [ "$sent" -lt $((3000 * 16)) ]
-    # P = 3 with an empty share (a line longer than a share): the tie
-    # rule's line numbers found across ranks, checked on every item
+    # P = 4 on a FILE with a line longer than a rank's share, and on an
+    # empty FILE (every shard exists, empty)
     { head -c 200000 /dev/zero | tr '\0' x; echo; seq 1 50; } > long
     "$FS_BIN" lines --seed=e long > ref
     rm -f out.*
-    FAIRSHUF_MPI_TEST_CHECK_INDEX=1 mpi 3 lines --seed=e -o out.%d long
-    shards 3 out | cmp - ref
+    mpi 4 lines --seed=e -o out.%d long
+    shards 4 out | cmp - ref
+    : > empty
+    rm -f out.*
+    mpi 2 lines --seed=e -o out.%d empty
+    [ -e out.0 ] && [ -e out.1 ] && [ ! -s out.0 ] && [ ! -s out.1 ]
 }
 
-@test "mpi lines, one node: a FILE changed or cut while mapped fails with its name, no shard left" {
+@test "mpi lines, one node: a FILE changed between the ranks' reads fails with its name, no shard left" {
     need_mpi
     seq 1 20000 | sed 's/$/ some text of the line/' > in
-    # its last delimiter overwritten after the lines were counted
+    # a delimiter in its middle overwritten once rank 0 has written its
+    # slice, before rank 1 reads it: the ranks keyed different numbers of
+    # lines
     cp in changed
-    run env FAIRSHUF_MPI_TEST_CHANGE_MAPPED=1 mpirun -np 2 --oversubscribe \
+    run env FAIRSHUF_MPI_TEST_CHANGE_SLICES=1 mpirun -np 2 --oversubscribe \
         "$MPI_BIN" lines --seed=c -o out.%d changed
     [ "$status" -ne 0 ]
-    [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (while mapped)"* ]]
+    [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (each rank reads it)"* ]]
     [ -z "$(ls -A | grep -v -x -e in -e changed)" ] # no shard, no temporary
-    # ... or once the items are made: the writing rank finds it
-    cp in changed
-    run env FAIRSHUF_MPI_TEST_CHANGE_MAPPED=write mpirun -np 2 --oversubscribe \
-        "$MPI_BIN" lines --seed=c -o out.%d changed
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"fairshuf-mpi: rank "*": changed: file changed as we read it (while mapped)"* ]]
-    [ -z "$(ls -A | grep -v -x -e in -e changed)" ]
-    # cut to half its size: the ranks that read past the end say why
+    # cut to half its size: the same, and its size is not the one measured
     cp in cut
-    run env FAIRSHUF_MPI_TEST_SHRINK_MAPPED=1 mpirun -np 2 --oversubscribe \
+    run env FAIRSHUF_MPI_TEST_CHANGE_SLICES=cut mpirun -np 2 --oversubscribe \
         "$MPI_BIN" lines --seed=c -o out.%d cut
     [ "$status" -ne 0 ]
-    [[ "$output" == *"fairshuf-mpi: rank "*": cut: file changed as we read it (it shrank, or a page could not be read, while mapped)"* ]]
+    [[ "$output" == *"fairshuf-mpi: rank "*": cut: file changed as we read it (each rank reads it)"* ]]
     [ -z "$(ls -A | grep -v -x -e in -e changed -e cut)" ]
     # the negative control: the same run, nothing changed, succeeds
     cp in cut

@@ -9,8 +9,8 @@
 load mpi_common
 load long
 
-# the rounds, not the one-node path (a single FILE mapped by every rank,
-# mpi/lines.c in_mapped), which mpi_fast.bats tests
+# the rounds, not the one-node path (a single FILE read by every rank, each
+# writing its key slice: mpi/lines.c whole_file), which mpi_fast.bats tests
 export FAIRSHUF_MPI_SHARED=0
 
 @test "mpi lines: the exchange in rounds, tiny pieces (P = 1..3, -n, --header, --csv, -z): = fairshuf lines" {

@@ -490,7 +490,8 @@ static unsigned char *sort_records(const unsigned char *buf, size_t len,
     assert_int_equal(fs_seed_to_key("stored-len", c.key), FS_OK);
     fs_lines_result res;
     memset(&res, 0, sizeof res);
-    fs__writer w = {&c, &res, -1, UINT64_MAX, n, 0, 0, NULL};
+    fs__writer w = {.c = &c, .res = &res, .fd = -1, .left = UINT64_MAX,
+                    .total = n, .hi = UINT64_MAX, .slices = 1};
     assert_int_equal(fs__writer_open(&w), FS_OK);
     assert_int_equal(fs__sort_emit(buf, len, n, stored, 0, 0, NULL, &w),
                      FS_OK);
