@@ -4,8 +4,9 @@
 # file's result (in a fixed order, with its seconds) and each failure, and
 # ends with one line: "N passed, N failed".
 # BUILD names the build folder; FS_TEST_FILTER limits to matching names;
-# FS_TEST_JOBS files run at once (default: the number of CPUs, at least 2:
-# much of the suite waits on mpirun, curl and sleeps, not on a CPU);
+# FS_TEST_JOBS files run at once (default: one more than the number of
+# CPUs, at least 3: much of the suite waits on process starts, mpirun,
+# fsync and curl, not on a CPU);
 # FS_TEST_LONG=1 (make check-long) runs the long matrices the suite samples.
 set -u
 BUILD=${BUILD:-build}
@@ -14,8 +15,8 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 filter=${FS_TEST_FILTER:-}
-jobs=$(nproc 2>/dev/null || echo 2)
-[ "$jobs" -ge 2 ] || jobs=2
+jobs=$(( $(nproc 2>/dev/null || echo 2) + 1 ))
+[ "$jobs" -ge 3 ] || jobs=3
 jobs=${FS_TEST_JOBS:-$jobs}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
