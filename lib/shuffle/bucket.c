@@ -219,7 +219,13 @@ static void shift_labels(unsigned char *lb, size_t m, unsigned sh)
 /* The classify loop for elements of type T_ (8 or 4 bytes): a write
  * pointer per bucket into buf, whose bucket buffers are aligned to their
  * size (bs * 8 or bs * 4 bytes, a power of two), so a buffer is full when
- * its pointer reaches the next boundary. */
+ * its pointer reaches the next boundary.  It prefetches the input
+ * SRC_AHEAD bytes ahead, one 64-byte line at a time: on this project's VM
+ * the hardware prefetcher alone left classify 15-20 % slower (1.43-1.47
+ * against 1.19-1.25 ns per element at 1e7, docs/performance.md, session
+ * 11); 1 and 4 KiB ahead gained less, 8 KiB nothing.  An address, not a
+ * pointer: near the end it passes the array (a prefetch never faults). */
+#define SRC_AHEAD 2048
 #define CLASSIFY_TYPED(T_)                                                  \
     do {                                                                    \
         const size_t BB = BS * sizeof(T_);                                  \
@@ -233,6 +239,9 @@ static void shift_labels(unsigned char *lb, size_t m, unsigned sh)
                 shift_labels(lb, m, sh);                                    \
             for (size_t i = 0; i < m; i++) {                                \
                 unsigned l = lb[i];                                         \
+                if ((i & (64 / sizeof(T_) - 1)) == 0)                       \
+                    __builtin_prefetch((const void *)((uintptr_t)(src + i) + \
+                                                      SRC_AHEAD), 0, 0);    \
                 T_ *q = wp[l];                                              \
                 *q++ = src[i];                                              \
                 if (((uintptr_t)q & (BB - 1)) == 0) {                       \
