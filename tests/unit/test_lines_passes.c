@@ -21,6 +21,7 @@
 #include <dirent.h>
 
 #include "fairshuf/lines.h"
+#include "support/lines_text.h"
 #include "lines/engine.h" /* fs__sort_emit, FS__STORED_LEN */
 
 extern size_t fs__passes_min; /* lib/lines/engine.h */
@@ -81,17 +82,6 @@ static void progress(void *arg, fs_lines_phase ph, uint64_t done,
     }
 }
 
-static unsigned char *slurp(int fd, off_t from, size_t *n)
-{
-    off_t end = lseek(fd, 0, SEEK_END);
-    size_t len = (size_t)(end - from);
-    unsigned char *p = malloc(len + 1);
-    assert_non_null(p);
-    assert_int_equal(pread(fd, p, len, from), (ssize_t)len);
-    *n = len;
-    return p;
-}
-
 /* The reference: the in-memory engine on text (ending with delim). */
 static unsigned char *reference(const unsigned char *text, size_t len,
                                 fs_lines_config c, size_t *n)
@@ -103,7 +93,7 @@ static unsigned char *reference(const unsigned char *text, size_t len,
     c.progress = NULL;
     fs_lines_result res;
     assert_int_equal(fs_lines_shuffle_buf(text, len, &c, &res), FS_OK);
-    unsigned char *p = slurp(j.out, 0, n);
+    unsigned char *p = lines_slurp(j.out, 0, n);
     close(j.out);
     return p;
 }
@@ -128,51 +118,8 @@ static int from_file(const unsigned char *text, size_t len, size_t prefix,
     c.progress_arg = j;
     j->threads_before = threads_now();
     int rc = fs_lines_shuffle(j->in, &c, res);
-    *out = slurp(j->out, 0, n);
+    *out = lines_slurp(j->out, 0, n);
     return rc;
-}
-
-/* Lines of 0..lmax bytes (plus '\n' or '\0'), some of them past 64 KiB
- * (an arena block) and 65535 bytes (a length not noted), numbered so that
- * every line differs; *len bytes, the last delimiter dropped when
- * `unterminated`. */
-static unsigned char *make_text(uint64_t lines, unsigned lmax, int longs,
-                                unsigned char d, int unterminated,
-                                size_t *len)
-{
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *t = malloc(cap);
-    uint64_t x = 88172645463325252u;
-    for (uint64_t i = 0; i < lines; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t l = (size_t)(x % (lmax + 1));
-        if (longs && i % 1000 == 7)
-            l = 65535 + (size_t)(x % 3) - 1; /* around LONG_LINE */
-        if (longs && i % 1000 == 500)
-            l = 70000 + (size_t)(x % 50000); /* past a block */
-        if (longs == 2 && i == lines / 2)
-            l = (size_t)5 << 20; /* past a read's 4 MiB */
-        while (n + l + 32 > cap)
-            t = realloc(t, cap *= 2);
-        n += (size_t)sprintf((char *)t + n, "%llu:", (unsigned long long)i);
-        memset(t + n, 'a' + (int)(i % 26), l);
-        n += l;
-        t[n++] = d;
-    }
-    if (unterminated)
-        n--;
-    *len = n;
-    return t;
-}
-
-static fs_lines_config base(void)
-{
-    fs_lines_config c;
-    memset(&c, 0, sizeof c);
-    c.delim = '\n';
-    c.head = UINT64_MAX;
-    assert_int_equal(fs_seed_to_key("passes", c.key), FS_OK);
-    return c;
 }
 
 /* pread, failing (EIO) at call number fail_at (counted from 0) when it is
@@ -208,9 +155,9 @@ static void same_bytes(void **st)
     /* the last two: a line of 5 MiB too */
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         size_t len;
-        unsigned char *text = make_text(20000, 240, k >= 3 ? 2 : 1, cases[k].d,
+        unsigned char *text = lines_text(20000, 240, k >= 3 ? 2 : 1, cases[k].d,
                                         cases[k].unterminated, &len);
-        fs_lines_config c = base();
+        fs_lines_config c = lines_config("passes");
         c.delim = cases[k].d;
         c.header = cases[k].header;
         c.threads = cases[k].threads;
@@ -250,8 +197,8 @@ static void head_of_order(void **st)
     (void)st;
     fs__passes_min = 0;
     size_t len;
-    unsigned char *text = make_text(1100000, 130, 0, '\n', 0, &len);
-    fs_lines_config c = base();
+    unsigned char *text = lines_text(1100000, 130, 0, '\n', 0, &len);
+    fs_lines_config c = lines_config("passes");
     c.head = (1u << 20) + 17;
     size_t rn, on;
     unsigned char *ref = reference(text, len, c, &rn), *out;
@@ -299,8 +246,8 @@ static void changed_between_reads(void **st)
     void (*how[])(job *) = {shrink, move_a_line_end, grow};
     for (int k = 0; k < 6; k++) { /* one lane, then two */
         size_t len, rn, on;
-        unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
-        fs_lines_config c = base();
+        unsigned char *text = lines_text(5000, 200, 1, '\n', 0, &len), *out;
+        fs_lines_config c = lines_config("passes");
         c.threads = k < 3 ? 1 : 2;
         unsigned char *ref = reference(text, len, c, &rn);
         job j = {-1, -1, -1, how[k % 3], 0, 0, 0};
@@ -330,8 +277,8 @@ static void read_error(void **st)
     fs__passes_min = 0;
     for (int at = 1; at <= 2; at++) {
         size_t len, on;
-        unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
-        fs_lines_config c = base();
+        unsigned char *text = lines_text(5000, 200, 1, '\n', 0, &len), *out;
+        fs_lines_config c = lines_config("passes");
         job j = {-1, -1, -1, NULL, 0, 0, 0};
         fs_lines_result res;
         j.at_open = -1;
@@ -364,8 +311,8 @@ static void output_into_input(void **st)
     fs__passes_min = 0;
     for (int append = 0; append < 2; append++) {
         size_t len, rn, on;
-        unsigned char *text = make_text(5000, 200, 1, '\n', 0, &len), *out;
-        fs_lines_config c = base();
+        unsigned char *text = lines_text(5000, 200, 1, '\n', 0, &len), *out;
+        fs_lines_config c = lines_config("passes");
         unsigned char *ref = reference(text, len, c, &rn);
         job j = {-1, -1, -1, NULL, 0, 0, 0};
         j.in = memfd_create("in", 0);
@@ -384,7 +331,7 @@ static void output_into_input(void **st)
         if (append)
             assert_int_equal(j.at_open, 0);
         assert_int_equal(lseek(j.in, 0, SEEK_CUR), (off_t)len);
-        out = slurp(j.in, 0, &on);
+        out = lines_slurp(j.in, 0, &on);
         assert_int_equal(on, append ? len + rn : rn);
         if (append)
             assert_memory_equal(out, text, len);
@@ -403,10 +350,10 @@ static void usual_path_kept(void **st)
         /* short lines; a budget a window does not fit; below 256 MiB */
         fs__passes_min = k < 2 ? 0 : (size_t)256 << 20;
         size_t len, rn, on;
-        unsigned char *text = make_text(30000, k == 0 ? 40 : 200, 0, '\n', 0,
+        unsigned char *text = lines_text(30000, k == 0 ? 40 : 200, 0, '\n', 0,
                                         &len),
                       *out;
-        fs_lines_config c = base();
+        fs_lines_config c = lines_config("passes");
         if (k == 1)
             c.memory = len; /* a window is half the text: needs more */
         unsigned char *ref = reference(text, len, c, &rn);
@@ -434,7 +381,7 @@ static void window_over_budget(void **st)
     (void)st;
     fs__passes_min = 0;
     for (unsigned big = 0; big < 2; big++) {
-        fs_lines_config c = base();
+        fs_lines_config c = lines_config("passes");
         size_t cap = 48 << 20, len = 0;
         unsigned char *text = malloc(cap);
         for (uint64_t i = 0; i < 13000; i++) {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "fairshuf/lines.h"
+#include "support/lines_text.h"
 #include "lines/engine.h" /* fs__passes_min, fs__topk_max */
 
 typedef struct job {
@@ -31,40 +32,6 @@ static int open_out(void *arg)
     return j->out;
 }
 
-static unsigned char *slurp(int fd, size_t *n)
-{
-    off_t end = lseek(fd, 0, SEEK_END);
-    unsigned char *p = malloc((size_t)end + 1);
-    assert_non_null(p);
-    assert_int_equal(pread(fd, p, (size_t)end, 0), (ssize_t)end);
-    *n = (size_t)end;
-    return p;
-}
-
-/* lines distinct lines of 0..lmax bytes (lmax 130: 70 on average, past the
- * passes' least) ending with d, the last one without it if unterminated. */
-static unsigned char *make_text(uint64_t lines, unsigned lmax, unsigned char d,
-                                int unterminated, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *t = malloc(cap);
-    uint64_t x = 88172645463325252u;
-    for (uint64_t i = 0; i < lines; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t l = (size_t)(x % (lmax + 1));
-        while (n + l + 32 > cap)
-            t = realloc(t, cap *= 2);
-        n += (size_t)sprintf((char *)t + n, "%llu:", (unsigned long long)i);
-        memset(t + n, 'a' + (int)(i % 26), l);
-        n += l;
-        t[n++] = d;
-    }
-    if (unterminated && n > 0)
-        n--;
-    *len = n;
-    return t;
-}
-
 /* fs_lines_shuffle over the file (the reference), into *n bytes. */
 static unsigned char *whole(int in, fs_lines_config c, size_t *n,
                             fs_lines_result *res)
@@ -75,7 +42,7 @@ static unsigned char *whole(int in, fs_lines_config c, size_t *n,
     c.output_arg = &j;
     assert_int_equal(lseek(in, 0, SEEK_SET), 0);
     assert_int_equal(fs_lines_shuffle(in, &c, res), FS_OK);
-    unsigned char *p = slurp(j.out, n);
+    unsigned char *p = lines_slurp(j.out, 0, n);
     close(j.out);
     return p;
 }
@@ -119,7 +86,7 @@ static unsigned char *by_slices(int in, fs_lines_config c, unsigned slices,
         else
             assert_int_equal(res.depth, 0);
     }
-    unsigned char *p = slurp(j.out, n);
+    unsigned char *p = lines_slurp(j.out, 0, n);
     close(j.out);
     return p;
 }
@@ -157,16 +124,6 @@ static void check(const unsigned char *text, size_t len, fs_lines_config c,
     fs__topk_max = (uint64_t)1 << 20;
 }
 
-static fs_lines_config base(void)
-{
-    fs_lines_config c;
-    memset(&c, 0, sizeof c);
-    c.delim = '\n';
-    c.head = UINT64_MAX;
-    assert_int_equal(fs_seed_to_key("slices", c.key), FS_OK);
-    return c;
-}
-
 /* -n anywhere (none, the first line, inside the first slice, across
  * slices, all, more), a header, NUL ends, a last line without its end,
  * one or two threads, on one path. */
@@ -178,11 +135,11 @@ static void every_cut(enum path path)
     for (int v = 0; v < 4; v++) {
         unsigned char d = v == 1 ? '\0' : '\n';
         size_t len;
-        unsigned char *text = make_text(lines, 130, d, v == 2, &len);
+        unsigned char *text = lines_text(lines, 130, 0, d, v == 2, &len);
         for (size_t h = 0; h < sizeof heads / sizeof *heads; h++) {
             if (path == TOPK && heads[h] == UINT64_MAX)
                 continue; /* that is not this path */
-            fs_lines_config c = base();
+            fs_lines_config c = lines_config("slices");
             c.delim = d;
             c.head = heads[h];
             c.header = v == 3 ? 2 : 0;
@@ -206,8 +163,8 @@ static void larger(void **st)
 {
     (void)st;
     size_t len;
-    unsigned char *text = make_text(90000, 130, '\n', 0, &len);
-    fs_lines_config c = base();
+    unsigned char *text = lines_text(90000, 130, 0, '\n', 0, &len);
+    fs_lines_config c = lines_config("slices");
     c.threads = 2;
     check(text, len, c, PASSES);
     check(text, len, c, SPILL);
@@ -216,7 +173,7 @@ static void larger(void **st)
     c.header = 1;
     check(text, len, c, PASSES);
     free(text);
-    text = make_text(90000, 20, '\n', 0, &len);
+    text = lines_text(90000, 20, 0, '\n', 0, &len);
     short_lines = 1;
     check(text, len, c, PASSES);
     c.head = UINT64_MAX;
@@ -233,7 +190,7 @@ static void small_inputs(void **st)
     check_path = 0;
     for (size_t t = 0; t < 4; t++) {
         for (int p = IN_MEMORY; p <= TOPK; p++) {
-            fs_lines_config c = base();
+            fs_lines_config c = lines_config("slices");
             c.header = t == 3;
             if (p == TOPK)
                 c.head = 5;
@@ -249,14 +206,14 @@ static void own_lines_only(void **st)
 {
     (void)st;
     size_t len;
-    unsigned char *text = make_text(20000, 130, '\n', 0, &len);
+    unsigned char *text = lines_text(20000, 130, 0, '\n', 0, &len);
     int in = memfd_create("in", 0);
     assert_int_equal(write(in, text, len), (ssize_t)len);
     for (int p = IN_MEMORY; p <= SPILL; p++) {
         fs__passes_min = p == PASSES ? 0 : SIZE_MAX;
         for (unsigned s = 0; s < 4; s++) {
             job j = {in, memfd_create("out", 0), 0};
-            fs_lines_config c = base();
+            fs_lines_config c = lines_config("slices");
             c.memory = p == SPILL ? (size_t)256 << 10 : (size_t)64 << 20;
             c.open_output = open_out;
             c.output_arg = &j;
@@ -277,7 +234,7 @@ static void own_lines_only(void **st)
 static void bad_slices(void **st)
 {
     (void)st;
-    fs_lines_config c = base();
+    fs_lines_config c = lines_config("slices");
     fs_lines_result res;
     assert_int_equal(fs_lines_shuffle_slice(0, &c, 0, 0, &res), FS_EINVAL);
     assert_int_equal(fs_lines_shuffle_slice(0, &c, 2, 2, &res), FS_EINVAL);
