@@ -281,7 +281,7 @@ static void classify_unit(plan *p, size_t u, unsigned char *buf)
             const unsigned char *src = p->base + first * ES;
             for (size_t i = 0; i < m; i++) {
                 unsigned l = lb[i] >> sh;
-                memcpy(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
+                fs__copy_elem(buf + (l * BS + fill[l]) * ES, src + i * ES, ES);
                 if (++fill[l] == BS) {
                     copy_block(p->base + w * ES, buf + l * BS * ES, BS * ES);
                     p->tag[w / BS * p->ts] = (unsigned char)l;
@@ -483,7 +483,7 @@ static void cleanup_bucket(plan *p, size_t b)
             at = p2;                                                        \
             end = S1;                                                       \
         }                                                                   \
-        memcpy(p->base + at++ * ES, (src), ES);                             \
+        fs__copy_elem(p->base + at++ * ES, (src), ES);                      \
     } while (0)
     if (p->ovfsrc[b] != NOBLOCK)
         for (size_t i = 0; i < BS; i++)
