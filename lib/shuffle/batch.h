@@ -24,6 +24,13 @@
 
 #define FS_BATCH_MAX 6
 
+/* A 16-byte element as one type (rows of two doubles, pairs of words):
+ * the typed loops of batched.c and bucket.c's classify move it with two
+ * loads and two stores instead of the generic byte-size paths. */
+typedef struct fs__e16 {
+    uint64_t w[2];
+} fs__e16;
+
 /* Full unrolling of the short constant loops (gcc and clang). */
 #define FS_UNROLL _Pragma("GCC unroll 8")
 

@@ -123,6 +123,7 @@ enum { LA = 8 };
     DEFINE_DOWN_K(T, 6)
 DEFINE_DOWN_ALL(uint64_t)
 DEFINE_DOWN_ALL(uint32_t)
+DEFINE_DOWN_ALL(fs__e16)
 
 /* SUF: empty, _pf or _la; ARGS: the prefetch arguments with _pf. */
 #define DOWN_TYPED(T, SUF, ARGS)                                          \
@@ -171,6 +172,13 @@ void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
             DOWN_TYPED(uint32_t, _la, );
         else
             DOWN_TYPED(uint32_t, , );
+    } else if (size == 16 && ((uintptr_t)base & 7) == 0) {
+        if (pflen)
+            DOWN_TYPED(fs__e16, _pf, PF_PASS);
+        else if (look)
+            DOWN_TYPED(fs__e16, _la, );
+        else
+            DOWN_TYPED(fs__e16, , );
     } else {
         while (i > 0) {
             unsigned k = fs__batch_k((uint64_t)i + 1);

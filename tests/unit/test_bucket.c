@@ -179,21 +179,24 @@ static void separate_tags_same(void **s)
 }
 
 /* Given the plan, the permutation does not depend on the element size:
- * the typed 8- and 4-byte distribution loops make exactly the moves of
- * the generic one (12-byte and misaligned 8-byte elements), so this pins
- * the fast paths to the memcpy reference. */
+ * the typed 16-, 8- and 4-byte distribution loops make exactly the moves
+ * of the generic one (12-byte and misaligned 16- and 8-byte elements), so
+ * this pins the fast paths to the byte-copy reference. */
 static void same_for_sizes(void **s)
 {
     (void)s;
     hook(1, 1, 1000);
     fs__bucket_test_params.max_log2 = 5; /* 32 buckets whatever the size */
     const size_t n = 20011;
-    static const size_t sz[] = {8, 4, 12, 8};
+    /* the typed paths (8, 4, 16 bytes on 8-byte boundaries), the generic
+     * one (12 bytes; 16 and 8 bytes misaligned) */
+    static const size_t sz[] = {8, 4, 12, 16, 16, 16, 8};
+    static const size_t off[] = {0, 0, 0, 0, 8, 1, 1};
     uint32_t *ref = malloc(n * sizeof *ref);
-    unsigned char *mem = malloc(n * 12 + 1);
-    for (size_t k = 0; k < 4; k++) {
+    unsigned char *mem = malloc(n * 16 + 8);
+    for (size_t k = 0; k < sizeof sz / sizeof *sz; k++) {
         size_t size = sz[k];
-        unsigned char *a = mem + (k == 3); /* last: misaligned 8-byte */
+        unsigned char *a = mem + off[k];
         for (size_t i = 0; i < n; i++) {
             memset(a + i * size, 0xA5, size);
             uint32_t v = (uint32_t)i;
