@@ -185,35 +185,43 @@ static void separate_tags_same(void **s)
 static void same_for_sizes(void **s)
 {
     (void)s;
-    hook(1, 1, 1000);
-    fs__bucket_test_params.max_log2 = 5; /* 32 buckets whatever the size */
     const size_t n = 20011;
     /* the typed paths (8, 4, 16 bytes on 8-byte boundaries), the generic
      * one (12 bytes; 16 and 8 bytes misaligned) */
     static const size_t sz[] = {8, 4, 12, 16, 16, 16, 8};
     static const size_t off[] = {0, 0, 0, 0, 8, 1, 1};
+    /* chunks of 1000: blocks of 1 element (classify moves no data); of
+     * 8192: blocks of 4, so classify's buffers and write-back run */
+    static const size_t chunks[] = {1000, 8192};
     uint32_t *ref = malloc(n * sizeof *ref);
     unsigned char *mem = malloc(n * 16 + 8);
-    for (size_t k = 0; k < sizeof sz / sizeof *sz; k++) {
-        size_t size = sz[k];
-        unsigned char *a = mem + off[k];
-        for (size_t i = 0; i < n; i++) {
-            memset(a + i * size, 0xA5, size);
-            uint32_t v = (uint32_t)i;
-            memcpy(a + i * size, &v, 4);
-        }
-        fs_rng *r = seeded("chacha20", "sizes");
-        assert_int_equal(fs_shuffle_threads(a, n, size, 2, r), FS_OK);
-        fs_rng_free(r);
-        for (size_t i = 0; i < n; i++) {
-            uint32_t v;
-            memcpy(&v, a + i * size, 4);
-            if (k == 0)
-                ref[i] = v;
-            else
-                assert_int_equal(v, ref[i]);
-            for (size_t j = 4; j < size; j++)
-                assert_int_equal(a[i * size + j], 0xA5);
+    for (size_t c = 0; c < 2; c++) {
+        hook(1, 1, chunks[c]);
+        fs__bucket_test_params.max_log2 = 5; /* 32 buckets whatever the size */
+        for (size_t k = 0; k < sizeof sz / sizeof *sz; k++) {
+            size_t size = sz[k];
+            unsigned char *a = mem + off[k];
+            /* element i: i, then bytes that name i too (a torn element
+             * shows) */
+            for (size_t i = 0; i < n; i++) {
+                uint32_t v = (uint32_t)i;
+                memcpy(a + i * size, &v, 4);
+                for (size_t j = 4; j < size; j++)
+                    a[i * size + j] = (unsigned char)(i * 7 + j);
+            }
+            fs_rng *r = seeded("chacha20", "sizes");
+            assert_int_equal(fs_shuffle_threads(a, n, size, 2, r), FS_OK);
+            fs_rng_free(r);
+            for (size_t i = 0; i < n; i++) {
+                uint32_t v;
+                memcpy(&v, a + i * size, 4);
+                if (k == 0)
+                    ref[i] = v;
+                else
+                    assert_int_equal(v, ref[i]);
+                for (size_t j = 4; j < size; j++)
+                    assert_int_equal(a[i * size + j], (unsigned char)(v * 7 + j));
+            }
         }
     }
     unhook(NULL);
