@@ -226,7 +226,9 @@ FS_API int fs_below_batch(fs_rng *rng, const uint64_t *bounds, uint64_t *out,
  * Shuffles
  *
  * All work on an array of n elements of `size` bytes at `base` (any size;
- * 4- and 8-byte elements have fast paths).  "Fair" means every one of the
+ * 4-, 8- and 16-byte elements on 4-, 8- and 8-byte boundaries have typed
+ * fast paths, other sizes are moved in word-sized pieces; the output never
+ * depends on which path ran).  "Fair" means every one of the
  * n! orders is exactly equally likely given an ideal generator; the
  * generator's own limits (seed space, state size) still apply -- see
  * fs_rng_info.seed_bits against log2(n!).
