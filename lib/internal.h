@@ -148,8 +148,8 @@ static inline uint64_t fs__below(fs_rng *rng, uint64_t n)
     return r;
 }
 
-/* Swap of two elements of `size` bytes, 8 bytes at a time, then 4, 2 and
- * 1: copies of a constant size, which the compiler makes loads and stores
+/* Swap of two elements of `size` bytes, 8 bytes at a time, then 4, then
+ * 1 at a time: copies of a constant size, which the compiler makes loads and stores
  * (a memcpy of a variable size is a libc call; three per swap made a
  * 16-byte element cost 7x an 8-byte one in cache, docs/performance.md,
  * session 11).  a == b is allowed. */

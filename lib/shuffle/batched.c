@@ -147,6 +147,18 @@ DEFINE_DOWN_ALL(fs__e16)
         }                                                                 \
     } while (0)
 
+/* The typed loops for T in the form the call needs: prefetching the next
+ * bucket (pflen), looking ahead (arrays beyond L2), or plain. */
+#define DOWN_FORM(T)                                                      \
+    do {                                                                  \
+        if (pflen)                                                        \
+            DOWN_TYPED(T, _pf, PF_PASS);                                  \
+        else if (look)                                                    \
+            DOWN_TYPED(T, _la, );                                         \
+        else                                                              \
+            DOWN_TYPED(T, , );                                            \
+    } while (0)
+
 void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
                                 fs_rng *rng, const void *pf, size_t pflen)
 {
@@ -158,28 +170,13 @@ void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,
     /* addresses as integers: the last step may pass the region's end */
     uintptr_t q = (uintptr_t)pf, qe = q + pflen;
     int look = n * size > LOOK_MIN_BYTES;
-    if (size == 8 && ((uintptr_t)base & 7) == 0) {
-        if (pflen)
-            DOWN_TYPED(uint64_t, _pf, PF_PASS);
-        else if (look)
-            DOWN_TYPED(uint64_t, _la, );
-        else
-            DOWN_TYPED(uint64_t, , );
-    } else if (size == 4 && ((uintptr_t)base & 3) == 0) {
-        if (pflen)
-            DOWN_TYPED(uint32_t, _pf, PF_PASS);
-        else if (look)
-            DOWN_TYPED(uint32_t, _la, );
-        else
-            DOWN_TYPED(uint32_t, , );
-    } else if (size == 16 && ((uintptr_t)base & 7) == 0) {
-        if (pflen)
-            DOWN_TYPED(fs__e16, _pf, PF_PASS);
-        else if (look)
-            DOWN_TYPED(fs__e16, _la, );
-        else
-            DOWN_TYPED(fs__e16, , );
-    } else {
+    if (size == 8 && ((uintptr_t)base & 7) == 0)
+        DOWN_FORM(uint64_t);
+    else if (size == 4 && ((uintptr_t)base & 3) == 0)
+        DOWN_FORM(uint32_t);
+    else if (size == 16 && ((uintptr_t)base & 7) == 0)
+        DOWN_FORM(fs__e16);
+    else {
         while (i > 0) {
             unsigned k = fs__batch_k((uint64_t)i + 1);
             if (k > i)
