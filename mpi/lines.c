@@ -779,6 +779,9 @@ static int temp_fd(const char *dir)
 
 static void buckets_open(run *r, buckets *k)
 {
+    /* cppcheck-suppress ctuuninitvar
+     * k is filled here, not read: cppcheck takes snprintf's target for a
+     * read of the caller's uninitialised k. */
     snprintf(k->dir, sizeof k->dir, "%s", r->c->tmpdir ? r->c->tmpdir : "/tmp");
     for (int b = 0; b < NB; b++) {
         k->fd[b] = -1;

@@ -24,7 +24,10 @@ static char *slurp(const char *path, size_t *len)
         if (n < cap)
             break;
         cap *= 2;
-        buf = realloc(buf, cap + 1);
+        char *grown = realloc(buf, cap + 1);
+        if (grown == NULL)
+            free(buf);
+        buf = grown;
     }
     if (ferror(f))
         cli_die(CLI_FAIL, "%s: read error: %s", path, strerror(errno));

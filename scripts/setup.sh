@@ -27,6 +27,7 @@ test=(
     zstd gzip         # independent (de)compressors in the lines_data tests
     dieharder         # generator battery (quick subset in the suite)
     clang             # second compiler for -Werror checks
+    cppcheck          # static analysis (make lint; CI runs it)
     python3           # test helpers (stream spec, XML check)
     python3-cryptography  # the provably-fair reference checker (tests)
     cmake             # tests that the installed package is consumable

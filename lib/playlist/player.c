@@ -349,7 +349,8 @@ done:
 static void avoid_rule(fs_player *p)
 {
     size_t w = p->avoid.len, span = 2 * w < p->nrest ? 2 * w : p->nrest;
-    uint64_t front[2 * FS_PLAYLIST_WINDOW_MAX], back[2 * FS_PLAYLIST_WINDOW_MAX];
+    uint64_t front[2 * FS_PLAYLIST_WINDOW_MAX] = {0},
+             back[2 * FS_PLAYLIST_WINDOW_MAX] = {0};
     size_t nf = 0, nb = 0;
     for (size_t k = 0; k < span; k++) {
         uint64_t x = p->rest[k];

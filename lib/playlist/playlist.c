@@ -74,7 +74,7 @@ static int boundary_head(const fs_playlist *pl, uint64_t cycle,
     for (uint64_t k = 0; k < 2 * w; k++)
         raw[k] = k;
     fs_keyed_at_many(cur, raw, raw, (size_t)(2 * w));
-    uint64_t front = 0, back = 0, ended[2 * FS_PLAYLIST_WINDOW_MAX];
+    uint64_t front = 0, back = 0, ended[2 * FS_PLAYLIST_WINDOW_MAX] = {0};
     for (uint64_t k = 0; k < 2 * w; k++) {
         uint64_t x = raw[k];
         int in_tail = 0;

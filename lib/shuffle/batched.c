@@ -42,6 +42,47 @@
     (FS_UNLIKELY((lo) < (prod)) && (lo) < fs__lemire_threshold64(prod) && \
      (w)->rng->error == FS_OK)
 
+/* What each form adds to the loop, named by the form's suffix (FORM_x##SUF;
+ * the plain form's suffix is empty, and adds nothing): its extra
+ * parameters (ARGS) and what its callers pass for them (PASS), its step
+ * once the batch's word is read (LOOK) and once the batch is accepted
+ * (STEP).  Pasted names rather than macro arguments, so that no argument
+ * of DEFINE_DOWN has commas of its own (cppcheck, `make lint`, could not
+ * expand those). */
+#define FORM_ARGS
+#define FORM_STEP
+#define FORM_LOOK(K)
+#define FORM_PASS
+#define FORM_ARGS_pf , uintptr_t *pf, uintptr_t pfe
+#define FORM_STEP_pf                                                      \
+    if (*pf < pfe) {                                                      \
+        __builtin_prefetch((const void *)*pf, 1, 3);                      \
+        *pf += 64;                                                        \
+    }
+#define FORM_LOOK_pf(K)
+#define FORM_PASS_pf , &q, qe
+/* The _la forms (arrays beyond L2) also prefetch the elements the batch
+ * LA batches ahead will swap: its word is already in the buffer, so its
+ * indices are decoded as if no batch between is rejected (a rare
+ * rejection only makes a prefetch miss; the draws are not changed). */
+enum { LA = 8 };
+/* Arrays of more bytes than this take the _la forms. */
+#define LOOK_MIN_BYTES ((size_t)1 << 20)
+#define FORM_ARGS_la
+#define FORM_STEP_la
+#define FORM_PASS_la
+#define FORM_LOOK_la(K)                                                   \
+    if (FS_LIKELY((size_t)(e - p) >= 8 * LA) && b > (uint64_t)LA * (K) + (K)) { \
+        uint64_t x, bb = b - (uint64_t)LA * (K);                          \
+        memcpy(&x, p + 8 * (LA - 1), 8);                                  \
+        FS_UNROLL                                                         \
+        for (unsigned t = 0; t < (K); t++) {                              \
+            fs_u128 m = (fs_u128)x * (bb - t);                            \
+            __builtin_prefetch(&a[(uint64_t)(m >> 64)], 1, 3);            \
+            x = (uint64_t)m;                                              \
+        }                                                                 \
+    }
+
 /* Descending: for i = n-1 down to 1 in batches of k = fs__batch_k(i+1)
  * (capped at i), bounds i+1, i, ..., i+2-k; digit t swaps a[i-t] with
  * a[j_t].
@@ -53,8 +94,9 @@
  * line of [*pf, pfe) per batch (the bucket shuffle's next bucket, brought
  * in while this one is shuffled in cache); the draws and swaps are the
  * same. */
-#define DEFINE_DOWN(T, K, SUF, PFARGS, PFSTEP, LASTEP)                    \
-    static size_t down_##T##_##K##SUF(T *a, size_t i, fs__wsrc *w PFARGS) \
+#define DEFINE_DOWN(T, K, SUF)                                            \
+    static size_t down_##T##_##K##SUF(T *a, size_t i,                     \
+                                      fs__wsrc *w FORM_ARGS##SUF)         \
     {                                                                     \
         const unsigned char *p = w->p, *e = w->e;                         \
         while (i >= (K) && (uint64_t)i + 1 > LIMIT_##K) {                 \
@@ -63,7 +105,7 @@
             for (unsigned t = 1; t < (K); t++)                            \
                 prod *= b - t;                                            \
             NEXT_WORD(lo, p, e, w);                                       \
-            LASTEP                                                        \
+            FORM_LOOK##SUF(K)                                             \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 fs_u128 m = (fs_u128)lo * (uint64_t)(b - t);              \
@@ -72,7 +114,7 @@
             }                                                             \
             if (REJECTED(lo, prod, w))                                    \
                 continue; /* redraw the whole batch */                    \
-            PFSTEP                                                        \
+            FORM_STEP##SUF                                                \
             FS_UNROLL                                                     \
             for (unsigned t = 0; t < (K); t++) {                          \
                 T tmp = a[i - t];                                         \
@@ -85,35 +127,10 @@
         w->e = e;                                                         \
         return i;                                                         \
     }
-#define PF_ARGS , uintptr_t *pf, uintptr_t pfe
-#define PF_STEP                                                           \
-    if (*pf < pfe) {                                                      \
-        __builtin_prefetch((const void *)*pf, 1, 3);                      \
-        *pf += 64;                                                        \
-    }
-#define PF_PASS , &q, qe
-/* The _la forms (arrays beyond L2) also prefetch the elements the batch
- * LA batches ahead will swap: its word is already in the buffer, so its
- * indices are decoded as if no batch between is rejected (a rare
- * rejection only makes a prefetch miss; the draws are not changed). */
-enum { LA = 8 };
-/* Arrays of more bytes than this take the _la forms. */
-#define LOOK_MIN_BYTES ((size_t)1 << 20)
-#define LOOK_STEP(K)                                                      \
-    if (FS_LIKELY((size_t)(e - p) >= 8 * LA) && b > (uint64_t)LA * (K) + (K)) { \
-        uint64_t x, bb = b - (uint64_t)LA * (K);                          \
-        memcpy(&x, p + 8 * (LA - 1), 8);                                  \
-        FS_UNROLL                                                         \
-        for (unsigned t = 0; t < (K); t++) {                              \
-            fs_u128 m = (fs_u128)x * (bb - t);                            \
-            __builtin_prefetch(&a[(uint64_t)(m >> 64)], 1, 3);            \
-            x = (uint64_t)m;                                              \
-        }                                                                 \
-    }
 #define DEFINE_DOWN_K(T, K)                                               \
-    DEFINE_DOWN(T, K, , , , )                                             \
-    DEFINE_DOWN(T, K, _pf, PF_ARGS, PF_STEP, )                            \
-    DEFINE_DOWN(T, K, _la, , , LOOK_STEP(K))
+    DEFINE_DOWN(T, K, )                                                   \
+    DEFINE_DOWN(T, K, _pf)                                                \
+    DEFINE_DOWN(T, K, _la)
 #define DEFINE_DOWN_ALL(T)                                                \
     DEFINE_DOWN_K(T, 1)                                                   \
     DEFINE_DOWN_K(T, 2)                                                   \
@@ -125,16 +142,16 @@ DEFINE_DOWN_ALL(uint64_t)
 DEFINE_DOWN_ALL(uint32_t)
 DEFINE_DOWN_ALL(fs__e16)
 
-/* SUF: empty, _pf or _la; ARGS: the prefetch arguments with _pf. */
-#define DOWN_TYPED(T, SUF, ARGS)                                          \
+/* SUF: empty, _pf or _la. */
+#define DOWN_TYPED(T, SUF)                                                \
     do {                                                                  \
         T *a = (T *)(void *)base;                                         \
-        i = down_##T##_1##SUF(a, i, &w ARGS);                             \
-        i = down_##T##_2##SUF(a, i, &w ARGS);                             \
-        i = down_##T##_3##SUF(a, i, &w ARGS);                             \
-        i = down_##T##_4##SUF(a, i, &w ARGS);                             \
-        i = down_##T##_5##SUF(a, i, &w ARGS);                             \
-        i = down_##T##_6##SUF(a, i, &w ARGS);                             \
+        i = down_##T##_1##SUF(a, i, &w FORM_PASS##SUF);                   \
+        i = down_##T##_2##SUF(a, i, &w FORM_PASS##SUF);                   \
+        i = down_##T##_3##SUF(a, i, &w FORM_PASS##SUF);                   \
+        i = down_##T##_4##SUF(a, i, &w FORM_PASS##SUF);                   \
+        i = down_##T##_5##SUF(a, i, &w FORM_PASS##SUF);                   \
+        i = down_##T##_6##SUF(a, i, &w FORM_PASS##SUF);                   \
         if (i > 0) { /* the last i < 6 indices: one batch of k = i */     \
             uint64_t j[FS_BATCH_MAX];                                     \
             unsigned k = (unsigned)i;                                     \
@@ -152,11 +169,11 @@ DEFINE_DOWN_ALL(fs__e16)
 #define DOWN_FORM(T)                                                      \
     do {                                                                  \
         if (pflen)                                                        \
-            DOWN_TYPED(T, _pf, PF_PASS);                                  \
+            DOWN_TYPED(T, _pf);                                           \
         else if (look)                                                    \
-            DOWN_TYPED(T, _la, );                                         \
+            DOWN_TYPED(T, _la);                                           \
         else                                                              \
-            DOWN_TYPED(T, , );                                            \
+            DOWN_TYPED(T, );                                              \
     } while (0)
 
 void fs__durstenfeld_batched_pf(unsigned char *base, size_t n, size_t size,

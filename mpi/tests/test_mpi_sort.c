@@ -45,7 +45,7 @@ static void ties_by_next_level(void **s)
     memcpy(ref, a, sizeof a);
     assert_int_equal(fs_mpi__sort(a, N, K, idx_of, NULL), FS_OK);
     for (uint64_t k = 0; k < 3; k++) { /* reference: group, then level 1 */
-        fs_mpi__item g[N];
+        fs_mpi__item g[N] = {{0}};
         size_t m = 0;
         for (size_t i = 0; i < N; i++)
             if (ref[i].key == k << 62)
