@@ -1547,11 +1547,19 @@ static void lib_result(run *r, int st, const fs_lines_result *lr,
  * give the ranks different lines: they compare what they saw. */
 #define CHANGED_SLICES "file changed as we read it (each rank reads it)"
 
+/* A file's modification time in ns (what the ranks compare). */
+static uint64_t mtime_ns(const struct stat *st)
+{
+    return (uint64_t)st->st_mtim.tv_sec * 1000000000u +
+           (uint64_t)st->st_mtim.tv_nsec;
+}
+
 /* Test hook (tests/cli/mpi_fast.bats): rank 0 writes its slice, then
  * changes the FILE -- FAIRSHUF_MPI_TEST_CHANGE_SLICES=cut cuts it to half
- * its size, any other value overwrites the first delimiter in its second
- * half (two lines become one) -- and only then do the other ranks read
- * it. */
+ * its size, =edit rewrites the byte before the first delimiter in its
+ * second half (every line end stays), any other value overwrites that
+ * delimiter (two lines become one); but for the edit, its times are then
+ * put back -- and only then do the other ranks read it. */
 static void test_change_slices(run *r, int after)
 {
     const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_SLICES");
@@ -1563,9 +1571,22 @@ static void test_change_slices(run *r, int after)
         off_t at = (off_t)(r->total / 2);
         ssize_t got = pread(fd, b, sizeof b, at);
         const unsigned char *q = got > 0 ? memchr(b, r->d, (size_t)got) : NULL;
-        int bad = strcmp(ch, "cut") == 0
-                      ? ftruncate(fd, at)
-                      : q == NULL || pwrite(fd, &x, 1, at + (q - b)) != 1;
+        off_t off = q == NULL ? 0 : at + (q - b);
+        if (strcmp(ch, "edit") == 0 && q != NULL) { /* the byte before */
+            off--;
+            x = q > b && q[-1] == 'x' ? 'y' : 'x';
+        }
+        struct stat was;
+        int bad = fstat(fd, &was) != 0;
+        bad = bad || (strcmp(ch, "cut") == 0
+                          ? ftruncate(fd, at)
+                          : q == NULL || q == b || pwrite(fd, &x, 1, off) != 1);
+        /* but the edit: as if in the same tick of the file clock as the
+         * file's last write, so the count and size checks alone see it */
+        if (!bad && strcmp(ch, "edit") != 0) {
+            const struct timespec t[2] = {was.st_atim, was.st_mtim};
+            bad = futimens(fd, t);
+        }
         (void)bad;
         close(fd);
     }
@@ -1580,10 +1601,11 @@ static void test_change_slices(run *r, int after)
  * read a few times, a quarter of the key space held at a time, or its
  * spill path if its own budget says so.  Nothing moves between ranks: on
  * one node each reads the file from the page cache.  The ranks then
- * compare the lines they keyed, and the file's size with the one
- * measured at the start: a change seen by some ranks fails the job (an
- * edit that keeps every line end in place is not noticed, as in
- * `fairshuf lines`'s reads of a large file).
+ * compare the lines they keyed, the file's modification time, and its
+ * size with the one measured at the start: a change seen by some ranks
+ * fails the job, an edit that keeps every line end in place too (unless
+ * it falls in the same tick of the file clock, a few ms, as the file's
+ * last write before the run).
  * [start, end): the rank's share of the bytes, for --stats.  Returns 0,
  * having done nothing, where it does not apply (--csv, at P = 1 a file
  * that a --memory budget sends out of core, the spill test hook); the
@@ -1602,30 +1624,41 @@ static int whole_file(run *r, int slices, uint64_t start, uint64_t end,
     lib_config(r, &lc, &fd);
     lc.header = c->header;
     const char *name = c->files[0];
-    uint64_t seen = 0, least = UINT64_MAX, most = 0;
+    /* the file's modification times before and after this rank's read */
+    uint64_t seen = 0, before = 0, after = 0;
     int in = open(name, O_RDONLY | O_CLOEXEC), st = FS_EIO, moved = 0;
     struct stat fst;
     if (in < 0) {
         fail(r, FS_EIO, "%s: %s", name, strerror(errno));
     } else {
         test_change_slices(r, 0);
+        moved = fstat(in, &fst) != 0;
+        before = mtime_ns(&fst);
         st = fs__lines_shuffle_slice(in, &lc, (unsigned)r->rank,
                                      (unsigned)r->P, &lr, &seen);
-        moved = fstat(in, &fst) != 0 || (uint64_t)fst.st_size != r->total;
+        moved = moved || fstat(in, &fst) != 0 ||
+                (uint64_t)fst.st_size != r->total;
+        after = mtime_ns(&fst);
         close(in);
         test_change_slices(r, 1);
         r->res->lines_in += lr.lines;
         r->res->bytes_in += end - start;
         lib_result(r, st, &lr, name, tmp, t0);
     }
-    if (r->P > 1) { /* what every rank that succeeded saw */
-        uint64_t mine[2] = {st == FS_OK ? seen : UINT64_MAX,
-                            st == FS_OK ? UINT64_MAX - seen : UINT64_MAX};
-        uint64_t all[2];
-        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, r->comm);
-        least = all[0];
-        most = UINT64_MAX - all[1];
-        if (st == FS_OK && (moved || least != most))
+    if (r->P > 1) { /* what every rank that succeeded saw, least and most:
+                     * the lines keyed, and the file's modification times
+                     * (one, before and after each rank's read) */
+        int ok = st == FS_OK;
+        uint64_t tmin = before < after ? before : after,
+                 tmax = before < after ? after : before;
+        uint64_t mine[4] = {ok ? seen : UINT64_MAX,
+                            ok ? UINT64_MAX - seen : UINT64_MAX,
+                            ok ? tmin : UINT64_MAX,
+                            ok ? UINT64_MAX - tmax : UINT64_MAX};
+        uint64_t all[4];
+        MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MIN, r->comm);
+        if (ok && (moved || all[0] != UINT64_MAX - all[1] ||
+                   all[2] != UINT64_MAX - all[3]))
             fail(r, FS_EIO, "%s: %s", name, CHANGED_SLICES);
     }
     return 1;

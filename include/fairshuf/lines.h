@@ -216,9 +216,11 @@ FS_API size_t fs_lines_default_memory(void);
  * keeping the lines of one quarter of the key space (with 16 bytes of key
  * and index each), so memory is about a quarter of the file; the output
  * is the same bytes.  There open_output is called after the first read,
- * and a file that shrinks or whose lines move between the reads is an
- * error (FS_EIO at FS_LINES_INPUT_CHANGED; what grows past the size
- * measured at the start is not read).  When the output turns out to be
+ * and a file that shrinks, whose lines move, or whose modification time
+ * moves while its size does not (an edit in place) between the reads is
+ * an error (FS_EIO at FS_LINES_INPUT_CHANGED; a file that grows is taken
+ * as appended to, and what grows past the size measured at the start is
+ * not read).  When the output turns out to be
  * that file, the file is read once the usual way instead.
  * c->head == 0 reads only the c->header header lines, writes them, and
  * reads nothing more (with no header it reads nothing; the output is

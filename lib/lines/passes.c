@@ -22,7 +22,9 @@
  * first one measured (a file that grows meanwhile keeps its old part out
  * of the shuffle) and must find each window as the first pass counted it;
  * a file that shrank or whose lines moved fails with FS_EIO at
- * FS_LINES_INPUT_CHANGED.  Output that is the input file itself (`>>`)
+ * FS_LINES_INPUT_CHANGED, and so does one whose modification time moved
+ * while its size did not (an edit that keeps every line end in place).
+ * A file that grew is taken as appended to: its time is not compared.  Output that is the input file itself (`>>`)
  * makes the caller read it once instead (FS__PASSES_DECLINED, before any
  * output).
  *
@@ -102,6 +104,7 @@ typedef struct passes {
     const fs_lines_config *c;
     off_t start;
     uint64_t size;         /* bytes every pass reads */
+    struct timespec mtime; /* the file's modification time before the reads */
     unsigned sub_bits;     /* sub-buckets of a whole-file window: 2^sub_bits */
     unsigned cbits;        /* a sub-bucket is a cell: keys' top cbits bits */
     size_t c0, ncell;      /* the slice's cells: [c0, c0 + ncell) */
@@ -205,6 +208,26 @@ static int changed(passes *P)
     P->w->res->where = FS_LINES_INPUT_CHANGED;
     P->w->res->err = 0;
     return FS_EIO;
+}
+
+/* After a read: a file of the size measured must have the modification
+ * time seen before the first read, or it was edited in place.  One that
+ * grew is taken as appended to; one that shrank is left to the reads
+ * (the next is short; after the last, nothing more is read).  File times
+ * come from a coarse clock (a tick of a few ms): an edit in the same tick
+ * as the file's last write before the run keeps its time, and is not seen
+ * here -- the line ends still are, by the reads. */
+static int unchanged(passes *P)
+{
+    struct stat st;
+    if (fstat(P->fd, &st) != 0)
+        return input_error(P, errno);
+    if (st.st_size != P->start + (off_t)P->size)
+        return FS_OK;
+    if (st.st_mtim.tv_sec != P->mtime.tv_sec ||
+        st.st_mtim.tv_nsec != P->mtime.tv_nsec)
+        return changed(P);
+    return FS_OK;
 }
 
 /* n more bytes of arena (16-aligned), from either lane; *off: where. */
@@ -405,7 +428,7 @@ static int pass(passes *P, unsigned win)
     }
     if (P->counting)
         P->nlens = P->ln.seen;
-    return FS_OK;
+    return unchanged(P);
 }
 
 /* Writes the tail blocks' bytes used to their headers. */
@@ -639,7 +662,12 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->buf = malloc(P->cap);
     /* what cannot be set up is declined: nothing is read or written yet */
     int rc = FS__PASSES_DECLINED;
-    if (P->arena != MAP_FAILED && P->buf && lane_init(P, &P->ln) == FS_OK &&
+    struct stat st;
+    int seen = fstat(fd, &st) == 0;
+    if (seen)
+        P->mtime = st.st_mtim;
+    if (seen && P->arena != MAP_FAILED && P->buf &&
+        lane_init(P, &P->ln) == FS_OK &&
         lane_init(P, &P->h.ln) == FS_OK) {
         lanes_start(P);
         rc = run(P);

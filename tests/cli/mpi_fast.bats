@@ -100,6 +100,17 @@ load mpi_common
     [ "$status" -ne 0 ]
     [[ "$output" == *"fairshuf-mpi: rank "*": cut: file changed as we read it (each rank reads it)"* ]]
     [ -z "$(ls -A | grep -v -x -e in -e changed -e cut)" ]
+    # one byte rewritten, every line end in place: the same lines are
+    # keyed, only the file's modification time tells
+    cp in edit
+    run env FAIRSHUF_MPI_TEST_CHANGE_SLICES=edit mpirun -np 2 --oversubscribe \
+        "$MPI_BIN" lines --seed=c -o out.%d edit
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"fairshuf-mpi: rank "*": edit: file changed as we read it (each rank reads it)"* ]]
+    [ -z "$(ls -A | grep -v -x -e in -e changed -e cut -e edit)" ]
+    cmp -s in edit && false # the hook did change it
+    [ "$(wc -l < edit)" = "$(wc -l < in)" ]
+    [ "$(wc -c < edit)" = "$(wc -c < in)" ]
     # the negative control: the same run, nothing changed, succeeds
     cp in cut
     mpi 2 lines --seed=c -o out.%d cut
