@@ -6,8 +6,11 @@
 # --test-elements; and P = 2 with FAIRSHUF_MPI_SHARED=0, the rounds that
 # ranks on different nodes use).  ROUNDS interleaved rounds (the order rotates every
 # round); per round the ratio of CPU time (perf stat task-clock of the
-# whole process tree, mpirun and its daemon included) and of wall time;
-# printed: the median ratio and its min-max, with the load average.
+# whole process tree, mpirun and its daemon included), of its user part
+# alone, and of wall time; printed: the median ratio and its min-max, with
+# the load average.  The user column is there for VMs whose fresh pages
+# (new memory, new page cache) cost system time that changes from run to
+# run by whole seconds on a 1 GB file (docs/performance.md, session 12).
 # Every MPI run's shards are checked against the one-machine output.
 #
 #   bench/mpi_ratio.sh                       3e6 lines (133 MB), 1e7, 5 rounds
@@ -44,14 +47,16 @@ else
 fi
 "$BIN" lines --seed=bench "$file" > "$DIR/ref.lines"
 
-# one timed run: "cpu_s wall_s" of the command's whole process tree
+# one timed run: "cpu_s wall_s user_s" of the command's whole process tree
 timed() {
     local t0 t1 cpu
     t0=$(date +%s.%N)
-    cpu=$(perf stat -x, -e task-clock -o "$DIR/perf" -- "$@" > "$DIR/out" 2>/dev/null &&
-          awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }' "$DIR/perf")
+    cpu=$(perf stat -x, -e task-clock,user_time -o "$DIR/perf" -- "$@" > "$DIR/out" 2>/dev/null &&
+          awk -F, '/task-clock/ { c = $1 / 1000 } /user_time/ { u = $1 / 1e9 }
+                   END { printf "%.4f %.4f", c, u }' "$DIR/perf")
     t1=$(date +%s.%N)
-    echo "$cpu $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')"
+    set -- $cpu
+    echo "$1 $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $2"
 }
 check() { # shards of a P-rank run against the reference
     local p=$1 ref=$2
@@ -84,28 +89,30 @@ for ((i = 0; i < ROUNDS; i++)); do
     order=$(echo $order | tr ' ' '\n' | awk '$1 != "a2" && $1 != "e1" { print } $1 == "a1" { print "a2"; print "e1" }' | tr '\n' ' ')
     for k in $order; do
         run "$k" > "$DIR/one"
-        read -r c w < "$DIR/one"
-        echo "$i $k $c $w" >> "$DIR/times"
+        read -r c w u < "$DIR/one"
+        echo "$i $k $c $w $u" >> "$DIR/times"
     done
 done
 echo "lines: $nl lines, $(stat -c %s "$file") bytes; array/perm N = $na; $ROUNDS rounds; $(nproc) vCPUs; load average per round: ${loads[*]}"
 echo
-echo "| run | against | CPU ratio median (min-max) | wall ratio median (min-max) | CPU s median | wall s median |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| run | against | CPU ratio median (min-max) | user CPU ratio | wall ratio median (min-max) | CPU s median | wall s median |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 python3 - "$DIR/times" <<'PY'
 import sys, statistics
 t = {}
 for line in open(sys.argv[1]):
-    r, k, c, w = line.split()
-    t.setdefault(k, {})[int(r)] = (float(c), float(w))
+    r, k, c, w, u = line.split()
+    t.setdefault(k, {})[int(r)] = (float(c), float(w), float(u))
 def row(name, k, base):
     if k not in t or base not in t:
         return
     cr = [t[k][r][0] / t[base][r][0] for r in t[k] if r in t[base]]
     wr = [t[k][r][1] / t[base][r][1] for r in t[k] if r in t[base]]
+    ur = [t[k][r][2] / t[base][r][2] for r in t[k] if r in t[base]]
     c = statistics.median(v[0] for v in t[k].values())
     w = statistics.median(v[1] for v in t[k].values())
     print(f"| {name} | {base} | {statistics.median(cr):.2f} ({min(cr):.2f}-{max(cr):.2f}) "
+          f"| {statistics.median(ur):.2f} ({min(ur):.2f}-{max(ur):.2f}) "
           f"| {statistics.median(wr):.2f} ({min(wr):.2f}-{max(wr):.2f}) | {c:.2f} | {w:.2f} |")
 row("fairshuf-mpi lines P=1", "l1", "lines")
 row("fairshuf-mpi lines P=2", "l2", "lines")
