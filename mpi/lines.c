@@ -1558,8 +1558,9 @@ static uint64_t mtime_ns(const struct stat *st)
  * changes the FILE -- FAIRSHUF_MPI_TEST_CHANGE_SLICES=cut cuts it to half
  * its size, =edit rewrites the byte before the first delimiter in its
  * second half (every line end stays), any other value overwrites that
- * delimiter (two lines become one); but for the edit, its times are then
- * put back -- and only then do the other ranks read it. */
+ * delimiter (two lines become one); after any change but the edit, the
+ * file's times are put back -- and only then do the other ranks read
+ * it. */
 static void test_change_slices(run *r, int after)
 {
     const char *ch = getenv("FAIRSHUF_MPI_TEST_CHANGE_SLICES");

@@ -24,9 +24,9 @@
  * a file that shrank or whose lines moved fails with FS_EIO at
  * FS_LINES_INPUT_CHANGED, and so does one whose modification time moved
  * while its size did not (an edit that keeps every line end in place).
- * A file that grew is taken as appended to: its time is not compared.  Output that is the input file itself (`>>`)
- * makes the caller read it once instead (FS__PASSES_DECLINED, before any
- * output).
+ * A file that grew is taken as appended to: its time is not compared.
+ * Output that is the input file itself (`>>`) makes the caller read it
+ * once instead (FS__PASSES_DECLINED, before any output).
  *
  * A slice of fs_lines_shuffle_slice keeps only its keys [lo, hi] (the
  * intake drops the others, counting those below it): its part of the key
