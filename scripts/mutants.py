@@ -29,6 +29,11 @@ than once is AMBIGUOUS, one that no longer compiles is INVALID; each fails
 the run, so a refactor cannot silently drop a mutant.
 
 Usage: scripts/mutants.py [--list] [id,id,...]      (or MUTANTS=id,id make mutants)
+A test file gets 10 times its usual seconds plus 30 before a mutant that
+hangs it counts as killed ("timed out").  Its usual seconds come from a
+baseline run of the unmutated suite, or with FS_MUTANTS_NO_BASELINE=1 from
+the last `make test` in this tree ($BUILD/tests/seconds.txt; 60 s for a
+file it lacks).
 Exit status: 0 when the list is clean and the score is at least
 FS_MUTANTS_MIN percent (default 95); 1 otherwise.
 """
@@ -186,6 +191,22 @@ def run_one(tree, name, timeout):
     return None
 
 
+def last_seconds():
+    """Each test file's seconds in the latest tests/run.sh of the real tree
+    ($BUILD/tests/seconds.txt, with the suite's files running side by side,
+    so longer than alone); at least 5 s each."""
+    got = {}
+    try:
+        with open(os.path.join(ROOT, BUILD, "tests", "seconds.txt")) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and parts[1].isdigit():
+                    got[parts[0]] = max(5.0, float(parts[1]))
+    except OSError:
+        pass
+    return got
+
+
 def touch_newer(path):
     now = time.time()
     st = os.stat(path)
@@ -251,6 +272,8 @@ def main():
                 cost[name] = time.time() - t0
                 if why:
                     raise SystemExit(f"mutants: the unmutated suite fails: {name}: {why}")
+        else:  # the seconds each file took in the last `make test` here
+            cost.update(last_seconds())
         for name in files:
             cost.setdefault(name, 60.0)
         order = sorted(files, key=lambda n: cost[n])

@@ -7,7 +7,13 @@
 # FS_TEST_JOBS files run at once (default: one more than the number of
 # CPUs, at least 3: much of the suite waits on process starts, mpirun,
 # fsync and curl, not on a CPU);
-# FS_TEST_LONG=1 (make check-long) runs the long matrices the suite samples.
+# FS_TEST_LONG=1 (make check-long) runs the long matrices the suite samples;
+# FS_TEST_TIMEOUT: seconds a file may take before it is stopped and counted
+# as failed (default 1200, 3600 with FS_TEST_LONG=1; 0: no limit), so that a
+# hang is a named failure, not a CI run cut off at its limit.
+# Each file's seconds are kept in $BUILD/tests/seconds.txt ("name seconds",
+# the latest run of each file): scripts/mutants.py sizes its time limits
+# from them.
 set -u
 BUILD=${BUILD:-build}
 export BUILD FS_BIN="$PWD/$BUILD/fairshuf" FS_FAILRANDOM="$PWD/$BUILD/tests/failrandom.so"
@@ -18,6 +24,9 @@ filter=${FS_TEST_FILTER:-}
 jobs=$(( $(nproc 2>/dev/null || echo 2) + 1 ))
 [ "$jobs" -ge 3 ] || jobs=3
 jobs=${FS_TEST_JOBS:-$jobs}
+limit=1200
+[ "${FS_TEST_LONG:-0}" = 1 ] && limit=3600
+limit=${FS_TEST_TIMEOUT:-$limit}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 # The tests' `python3` (a reference tool in many bats files) is $PYTHON,
@@ -51,7 +60,7 @@ for w in tests/web/*.test.mjs; do
     [ -e "$w" ] && add "web-$(basename "$w" .test.mjs)" node --test --test-reporter=tap "$w"
 done
 # The Python package's tests (pytest), turned into TAP lines by run_python.
-[ -d python/tests ] && add python run_python
+[ -d python/tests ] && add python bash -c run_python
 
 run_python() {
     local st
@@ -62,12 +71,24 @@ run_python() {
     [ "$st" -ne 0 ] && grep -E -B30 '^(FAILED|ERROR) ' "$log/python.raw" | head -n 80 >&2
     return "$st"
 }
+export -f run_python
+export log
 
-# one file: its output in $log/NAME, its status in NAME.rc, seconds in NAME.s
+# one file: its output in $log/NAME, its status in NAME.rc, seconds in NAME.s;
+# past the time limit, timeout(1) stops its whole process group (TERM, then
+# KILL 10 s later) and a failing line says so
 run_one() { # index
     local name=${names[$1]} start=$SECONDS st
-    eval "${cmds[$1]}" >"$log/$name" 2>&1
+    if [ "$limit" -gt 0 ]; then
+        eval "timeout -k 10 $limit ${cmds[$1]}" >"$log/$name" 2>&1
+    else
+        eval "${cmds[$1]}" >"$log/$name" 2>&1
+    fi
     st=$?
+    if [ "$limit" -gt 0 ] && { [ "$st" -eq 124 ] || [ "$st" -eq 137 ]; } &&
+       [ $((SECONDS - start)) -ge "$limit" ]; then
+        echo "not ok 1 $name: timed out after $limit s (FS_TEST_TIMEOUT)" >>"$log/$name"
+    fi
     echo $((SECONDS - start)) >"$log/$name.s"
     echo "$st" >"$log/$name.rc"
 }
@@ -121,6 +142,17 @@ for name in "${names[@]}"; do
     fi
     count "$name" "$log/$name" "$(cat "$log/$name.rc")" "$(cat "$log/$name.s")"
 done
+
+# each passing file's seconds, this run's replacing the last
+secs="$BUILD/tests/seconds.txt"
+if [ -d "$BUILD/tests" ]; then
+    {
+        for name in "${names[@]}"; do
+            [ "$(cat "$log/$name.rc")" = 0 ] && echo "$name $(cat "$log/$name.s")"
+        done
+        [ -e "$secs" ] && cat "$secs"
+    } | awk '!seen[$1]++' | sort >"$secs.tmp" && mv "$secs.tmp" "$secs"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
