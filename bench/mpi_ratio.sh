@@ -11,6 +11,11 @@
 # the load average.  The user column is there for VMs whose fresh pages
 # (new memory, new page cache) cost system time that changes from run to
 # run by whole seconds on a 1 GB file (docs/performance.md, session 12).
+# The kind `a0` (mpirun -np 1 fairshuf-mpi array 1) is the fixed cost of a
+# job: the launcher, MPI_Init and the program's start; the rows "less
+# start-up" take it off the P = 1 runs round by round, which is what the
+# work itself costs beside the one-machine command (on the 133 MB file the
+# start-up is about a third of the P = 1 job).
 # Every MPI run's shards are checked against the one-machine output.
 #
 #   bench/mpi_ratio.sh                       3e6 lines (133 MB), 1e7, 5 rounds
@@ -18,7 +23,7 @@
 #   FILE=/var/tmp/fsb/lines-108b-1g.txt KINDS="lines l1 l2" bench/mpi_ratio.sh
 # Environment: BIN (build/fairshuf), MPI_BIN (build/fairshuf-mpi), DIR;
 # FILE: an existing file to shuffle instead of the generated one; KINDS:
-# the runs to make (default: all, "lines l1 l2 l2r perm a1 a2 e1").
+# the runs to make (default: all, "lines l1 l2 l2r perm a0 a1 a2 e1").
 # Not part of the test suite; needs perf (linux-perf).
 set -eu
 BIN=${BIN:-build/fairshuf}
@@ -26,7 +31,7 @@ MPI_BIN=${MPI_BIN:-build/fairshuf-mpi}
 ROUNDS=${ROUNDS:-5}
 LINES=${LINES:-3e6}
 FILE=${FILE:-}
-KINDS=${KINDS:-lines l1 l2 l2r perm a1 a2 e1}
+KINDS=${KINDS:-lines l1 l2 l2r perm a0 a1 a2 e1}
 N=${N:-1e7}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
@@ -72,6 +77,7 @@ run() {
     # writes its key slice): the lines exchanged in rounds, as between nodes
     l2r) rm -f "$DIR"/o.*; FAIRSHUF_MPI_SHARED=0 timed mpirun -np 2 "$MPI_BIN" lines --seed=bench -o "$DIR/o.%d" "$file"; check 2 "$DIR/ref.lines" ;;
     perm) timed "$BIN" perm "$na" --seed=bench ;;
+    a0) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array 1 --seed=bench -o "$DIR/o.%d" ;;
     a1) rm -f "$DIR"/o.*; timed mpirun -np 1 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; cat "$DIR/o.0" > "$DIR/ref.array" ;;
     a2) rm -f "$DIR"/o.*; timed mpirun -np 2 "$MPI_BIN" array "$na" --seed=bench -o "$DIR/o.%d"; check 2 "$DIR/ref.array" ;;
     # the element path of the library (fs_mpi_shuffle on an array of the
@@ -114,12 +120,27 @@ def row(name, k, base):
     print(f"| {name} | {base} | {statistics.median(cr):.2f} ({min(cr):.2f}-{max(cr):.2f}) "
           f"| {statistics.median(ur):.2f} ({min(ur):.2f}-{max(ur):.2f}) "
           f"| {statistics.median(wr):.2f} ({min(wr):.2f}-{max(wr):.2f}) | {c:.2f} | {w:.2f} |")
+def less_startup(name, k, base):
+    # per round: (k - a0) / base, CPU, user and wall
+    if k not in t or base not in t or "a0" not in t:
+        return
+    rs = [r for r in t[k] if r in t[base] and r in t["a0"]]
+    cols = []
+    for i in range(3):
+        v = [(t[k][r][i] - t["a0"][r][i]) / t[base][r][i] for r in rs]
+        cols.append(f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})")
+    c = statistics.median(t[k][r][0] - t["a0"][r][0] for r in rs)
+    w = statistics.median(t[k][r][1] - t["a0"][r][1] for r in rs)
+    print(f"| {name} | {base} | {cols[0]} | {cols[1]} | {cols[2]} | {c:.2f} | {w:.2f} |")
 row("fairshuf-mpi lines P=1", "l1", "lines")
+less_startup("fairshuf-mpi lines P=1, less start-up (a0)", "l1", "lines")
 row("fairshuf-mpi lines P=2", "l2", "lines")
 row("fairshuf-mpi lines P=2", "l2", "l1")
 row("fairshuf-mpi lines P=2, rounds", "l2r", "l1")
 row("fairshuf-mpi lines P=2, rounds", "l2r", "l2")
+row("start-up alone: fairshuf-mpi array 1, P=1 (a0)", "a0", "lines")
 row("fairshuf-mpi array P=1", "a1", "perm")
+less_startup("fairshuf-mpi array P=1, less start-up (a0)", "a1", "perm")
 row("fairshuf-mpi array P=2", "a2", "perm")
 row("fairshuf-mpi array P=2", "a2", "a1")
 row("fairshuf-mpi array P=1, element path", "e1", "perm")
