@@ -11,9 +11,9 @@
 # FS_TEST_TIMEOUT: seconds a file may take before it is stopped and counted
 # as failed (default 1200, 3600 with FS_TEST_LONG=1; 0: no limit), so that a
 # hang is a named failure, not a CI run cut off at its limit.
-# Each file's seconds are kept in $BUILD/tests/seconds.txt ("name seconds",
-# the latest run of each file): scripts/mutants.py sizes its time limits
-# from them.
+# Each passing file's seconds are kept in $BUILD/tests/seconds.txt ("name
+# seconds", its latest passing run): scripts/mutants.py sizes its time
+# limits from them.
 set -u
 BUILD=${BUILD:-build}
 export BUILD FS_BIN="$PWD/$BUILD/fairshuf" FS_FAILRANDOM="$PWD/$BUILD/tests/failrandom.so"
