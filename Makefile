@@ -73,6 +73,7 @@ help:
 	@echo "make            build $(BUILD)/libfairshuf.{a,so} and $(BUILD)/fairshuf"
 	@echo "make demo       set up (build needs only), build, show fairshuf at work"
 	@echo "make check      set up (build and test needs), build, run the suite"
+	@echo "                FS_TEST_FILTER=word, FS_TEST_TIMEOUT=seconds (tests/run.sh)"
 	@echo "make check-sanitize  the suite under AddressSanitizer + UBSan"
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make check-long      the suite with its long test matrices (opt-in)"
