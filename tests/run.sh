@@ -9,7 +9,7 @@
 # fsync and curl, not on a CPU);
 # FS_TEST_LONG=1 (make check-long) runs the long matrices the suite samples;
 # FS_TEST_TIMEOUT: seconds a file may take before it is stopped and counted
-# as failed (default 1200, 3600 with FS_TEST_LONG=1; 0: no limit), so that a
+# as failed (default 1800, 3600 with FS_TEST_LONG=1; 0: no limit), so that a
 # hang is a named failure, not a CI run cut off at its limit.
 # Each passing file's seconds are kept in $BUILD/tests/seconds.txt ("name
 # seconds", its latest passing run): scripts/mutants.py sizes its time
@@ -24,7 +24,7 @@ filter=${FS_TEST_FILTER:-}
 jobs=$(( $(nproc 2>/dev/null || echo 2) + 1 ))
 [ "$jobs" -ge 3 ] || jobs=3
 jobs=${FS_TEST_JOBS:-$jobs}
-limit=1200
+limit=1800
 [ "${FS_TEST_LONG:-0}" = 1 ] && limit=3600
 limit=${FS_TEST_TIMEOUT:-$limit}
 log=$(mktemp -d)
