@@ -7,6 +7,8 @@
 # OpenSSL's is faster; lib/rng/keystream.h),
 # PREFIX, DESTDIR.  Sources are found by folder, so adding a file needs no
 # edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf, service/*.c -> fairshuf-serve,
+# common/*.c (option parsing, JSON writing, pending outputs: what the CLI, the
+# service and fairshuf-mpi share) -> each of them,
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
 
 CC       ?= cc
@@ -33,7 +35,7 @@ ifeq ($(SANITIZE),thread)
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 endif
 CFLAGS   ?=
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(OPT) -Iinclude -Ilib -Icommon \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS_CHACHA) $(CFLAGS)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium -lz -lzstd) -lpthread -lm
 SANFLAGS := $(if $(filter thread,$(SANITIZE)),-fsanitize=thread,-fsanitize=address,undefined)
@@ -41,14 +43,15 @@ SANLD    := $(if $(filter 1 thread,$(SANITIZE)),$(SANFLAGS))
 
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# fairshuf serve is its own program, fairshuf-serve (service/ and
-# programs/serve.c, on libmicrohttpd, jansson and SQLite), which `fairshuf
+# fairshuf serve is its own program, fairshuf-serve (service/, on
+# libmicrohttpd, jansson and SQLite), which `fairshuf
 # serve` runs from beside itself (programs/serve_exec.c): the other
 # subcommands do not load those libraries (nor GnuTLS, which libmicrohttpd
 # brings and which draws from getrandom as it loads).
-CLI_SRC  := $(filter-out programs/serve.c,$(sort $(wildcard programs/*.c)))
+COMMON_SRC := $(sort $(wildcard common/*.c))
+CLI_SRC  := $(sort $(wildcard programs/*.c)) $(COMMON_SRC)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
-SVC_SRC  := $(sort $(wildcard service/*.c)) programs/serve.c programs/cli.c programs/json.c
+SVC_SRC  := $(sort $(wildcard service/*.c)) common/cli.c common/json.c
 SVC_OBJ  := $(SVC_SRC:%.c=$(BUILD)/obj/%.o)
 SVC_PKGS := libmicrohttpd jansson sqlite3
 SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3)
@@ -57,7 +60,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka gsl 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka gsl 2>/dev/null || echo -lcmocka -lgsl -lgslcblas)
-HEADERS  := $(shell find include lib programs service -name '*.h')
+HEADERS  := $(shell find include lib common programs service -name '*.h')
 # Debian's interpreter, where python3-numpy and python3-torch install (not a
 # pyenv or venv python3 that may come first on PATH).
 PYTHON   ?= /usr/bin/python3
@@ -280,7 +283,7 @@ $(BUILD)/libfairshuf-mpi.a: $(MPI_LIB_OBJ)
 	@ar rcs $@ $^
 
 $(BUILD)/fairshuf-mpi: $(BUILD)/obj/mpi/main.o $(BUILD)/libfairshuf-mpi.a \
-                       $(BUILD)/obj/programs/cli.o $(BUILD)/obj/programs/pending.o \
+                       $(BUILD)/obj/common/cli.o $(BUILD)/obj/common/pending.o \
                        $(BUILD)/libfairshuf.a
 	@echo "  LD      $@"
 	@OMPI_CC=$(CC) $(MPICC) $(SANLD) -o $@ $^ $(LDLIBS)
@@ -314,7 +317,7 @@ LINT_DEFS = -D__GNUC__=12 -D__x86_64__ -D__SSE2__ -D__linux__ \
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	    --inline-suppr $(LINT_DEFS) -Iinclude -Ilib -Impi \
-	    lib programs service mpi examples
+	    lib common programs service mpi examples
 
 bench: all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD))
@@ -322,7 +325,7 @@ bench: all
 battery: all
 	@BUILD=$(BUILD) bench/battery.sh
 
-# Opt-in: plants each mutant of lib/**/MUTANTS and programs/MUTANTS in a
+# Opt-in: plants each mutant of lib/**/MUTANTS, common/, programs/ and service/ MUTANTS in a
 # scratch copy and runs the suite on it (docs/testing.md).
 mutants:
 	@MUTANTS=$(MUTANTS) scripts/mutants.py

@@ -13,9 +13,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../programs/cli.h"
-#include "../programs/out.h"
-#include "../programs/pending.h"
+#include "cli.h"
+#include "out.h"
+#include "pending.h"
 #include "fairshuf/lines.h"
 #include "lines.h"
 

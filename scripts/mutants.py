@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mutants.py -- mutation testing of the suite (`make mutants`; opt-in).
 
-Each folder of lib/, programs/ and service/ (and mpi/, when mpicc is found) may hold a
+Each folder of lib/, common/, programs/ and service/ (and mpi/, when mpicc is found) may hold a
 MUTANTS file listing small,
 realistic bugs planted in the code next to it (format below).  For each
 mutant, in a scratch copy of the tree (never the real one), the original
@@ -102,7 +102,7 @@ def parse(path):
 
 def all_mutants(root):
     files = []
-    tops = ("lib", "programs", "service") + (("mpi",) if shutil.which("mpicc") else ())
+    tops = ("lib", "common", "programs", "service") + (("mpi",) if shutil.which("mpicc") else ())
     for top in tops:
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             if "MUTANTS" in names:

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../programs/json.h"
+#include "json.h"
 #include "service.h"
 
 void svc_buf_add(svc_buf *b, const char *p, size_t n)

@@ -1,7 +1,7 @@
 /* main.c -- the fairshuf-serve program: `fairshuf serve` runs it (execs
  * it from beside its own binary, programs/serve_exec.c), so the CLI does not
  * load libmicrohttpd, GnuTLS, jansson and SQLite for every subcommand. */
-#include "../programs/cli.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {

@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../programs/cli.c"
+#include "../../common/cli.c"
 #include "../../programs/lines_opts.c"
 #include "../../programs/lines_quote.c"
 #include "fairshuf/lines.h"

@@ -1,9 +1,9 @@
-/* serve.c -- fairshuf serve: options and help; the service is service/. */
+/* options.c -- fairshuf serve: options and help. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../service/service.h"
+#include "service.h"
 #include "cli.h"
 
 static const char usage_text[] =
