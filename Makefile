@@ -316,7 +316,7 @@ LINT_DEFS = -D__GNUC__=12 -D__x86_64__ -D__SSE2__ -D__linux__ \
     '-D_Noreturn=__attribute__((noreturn))'
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
-	    --inline-suppr $(LINT_DEFS) -Iinclude -Ilib -Impi \
+	    --inline-suppr $(LINT_DEFS) -Iinclude -Ilib -Icommon -Impi \
 	    lib common programs service mpi examples
 
 bench: all
