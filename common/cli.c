@@ -240,10 +240,24 @@ void cli_check(int rc, const char *what)
         cli_die(CLI_FAIL, "%s: %s", what, fs_strerror(rc));
 }
 
+static int stdout_reported; /* cli_flush_stdout() failed: the caller said so */
+
+int cli_flush_stdout(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    if (errno == 0)
+        errno = EIO;
+    stdout_reported = 1;
+    return -1;
+}
+
 static void close_stdout(void)
 {
     int bad = ferror(stdout);
     int err = fclose(stdout) != 0 ? errno : 0;
+    if ((bad || err) && stdout_reported)
+        _exit(CLI_FAIL);
     if (bad || err) {
         if (err == 0)
             err = errno ? errno : EIO;

@@ -70,6 +70,10 @@ void cli_check(int rc, const char *what);
  * Registers the stdout check at exit: a failed write or close of stdout
  * reports "write error: ..." and exits 1 (coreutils' close_stdout). */
 void cli_atexit_close_stdout(void);
+/* Flushes stdout now: 0, or -1 with errno set when what was printed did not
+ * all reach it.  The caller reports that failure in its own words (what it
+ * undid); the check at exit then stays silent instead of saying it twice. */
+int cli_flush_stdout(void);
 
 /* The subcommands: argc/argv start at the subcommand's name. */
 int cmd_perm(int argc, char **argv);

@@ -148,7 +148,7 @@ static void print_commit(enum deal_format f, const char *chex)
 /* stdout must hold what was printed before anything is kept. */
 static int stdout_ok(void)
 {
-    return fflush(stdout) == 0 && !ferror(stdout);
+    return cli_flush_stdout() == 0;
 }
 
 static int do_commit(const fair_args *a)

@@ -34,12 +34,16 @@ static const char usage_text[] =
     "                         seek-item=ITEM        start a cycle at ITEM\n"
     "                         queue ITEM...         play ITEM(s) next\n"
     "      --force-new      with --state: start a new player over STATE\n"
+    "      --lock-wait=SECS with --state: give up after SECS (default 10)\n"
+    "                       when another player holds the state\n"
     "      --format=F       plain, m3u or tsv (default: by name and content)\n"
     "      --spread=FIELD   spread items sharing FIELD (TSV; M3U: artist from\n"
     "                       #EXTINF) apart; deliberately not uniform\n"
     "      --weights=FIELD  TSV: weighted order instead, item i first with\n"
     "                       probability w_i / sum w (Efraimidis-Spirakis);\n"
     "                       weight 0: never played\n"
+    "      --weights-default=W  weight W (above 0) for unrated items: an\n"
+    "                       empty or missing weight, or 0\n"
     "      --help           display this help and exit\n"
     "      --version        output version information and exit\n"
     "\n"
@@ -49,17 +53,43 @@ static const char usage_text[] =
     "changes mid-cycle, items already played are not played again in that\n"
     "cycle; added items come later in it, removed ones are skipped.  A state\n"
     "made for another FILE, by another version, or damaged is refused.\n"
-    "ITEM is an item's own line (M3U: its path).\n"
+    "ITEM is an item's own line (M3U: its path; TSV: the row, or its first\n"
+    "field).\n"
     "Examples:\n"
     "  fairshuf playlist songs.m3u --seed=party --cycles=2\n"
-    "  fairshuf playlist songs.m3u --state=~/.shuffle next\n"
-    "  fairshuf playlist songs.m3u --state=~/.shuffle queue /music/a.mp3\n";
+    "  fairshuf playlist songs.m3u --state=\"$HOME/.shuffle\" next\n"
+    "  fairshuf playlist songs.m3u --state=\"$HOME/.shuffle\" queue /music/a.mp3\n";
+
+/* text[0, n) with each line's CR before its LF left out: a CRLF list
+ * comes out with LF line ends throughout (docs/playlist.md "Formats"). */
+static void put_lines(out_buf *o, const char *text, size_t n)
+{
+    while (n > 0) {
+        const char *nl = memchr(text, '\n', n);
+        size_t len = nl ? (size_t)(nl - text) : n;
+        size_t body = len > 0 && text[len - 1] == '\r' && nl ? len - 1 : len;
+        out_bytes(o, text, body);
+        if (nl == NULL)
+            break;
+        out_byte(o, '\n');
+        text += len + 1;
+        n -= len + 1;
+    }
+}
 
 static void print_entry(out_buf *o, const pl_list *l, uint64_t i)
 {
     const pl_entry *e = &l->entry[i];
-    out_bytes(o, l->text + e->start, e->end - e->start);
+    put_lines(o, l->text + e->start, e->end - e->start);
     out_byte(o, '\n');
+}
+
+/* The header (BOM, #EXTM3U or the TSV field names), printed once. */
+static void print_header(out_buf *o, const pl_list *l)
+{
+    put_lines(o, l->text, l->header_end);
+    if (l->header_end > l->first && l->text[l->header_end - 1] != '\n')
+        out_byte(o, '\n');
 }
 
 static void new_player(fs_playlist *pl, const pl_list *l, const char *seed,
@@ -93,7 +123,8 @@ static void item_line(const pl_list *l, size_t i, const char **p, size_t *len)
 }
 
 /* The list's index of the item whose own line is `text` (the first such),
- * or dies. */
+ * else, in a TSV list, of the first row whose first field (the path, as a
+ * user types it) is `text`; or dies. */
 static size_t find_item(const pl_list *l, const char *text)
 {
     size_t len = strlen(text);
@@ -102,6 +133,12 @@ static size_t find_item(const pl_list *l, const char *text)
         size_t tl;
         item_line(l, i, &t, &tl);
         if (tl == len && memcmp(t, text, len) == 0)
+            return i;
+    }
+    for (size_t i = 0; l->format == PL_TSV && i < l->n; i++) {
+        size_t b, e;
+        pl_field(l, i, 0, &b, &e);
+        if (e - b == len && memcmp(l->text + b, text, len) == 0)
             return i;
     }
     cli_die(CLI_FAIL, "no item '%s' in the list", text);
@@ -122,10 +159,14 @@ static void deliver(const pl_list *l, size_t item)
 {
     if (item == SIZE_MAX)
         return;
-    const pl_entry *e = &l->entry[item];
-    fwrite(l->text + e->start, 1, e->end - e->start, stdout);
-    putc('\n', stdout);
-    if (fflush(stdout) != 0 || ferror(stdout))
+    out_buf *o = malloc(sizeof *o);
+    if (o == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    out_init(o, stdout);
+    print_entry(o, l, item);
+    out_flush(o);
+    free(o);
+    if (cli_flush_stdout() != 0)
         cli_die(CLI_FAIL, "write error: %s (the step is not recorded)",
                 strerror(errno));
 }
@@ -141,13 +182,15 @@ typedef struct step_opts {
     char **operands; /* queue's items */
     int noperands;
     const char *field_name; /* --spread/--weights FIELD */
+    double weights_default; /* --weights-default (0: none) */
+    double lock_wait;       /* --lock-wait seconds */
     const char *format;     /* --format */
 } step_opts;
 
 static int list_field(const pl_list *l, const char *file, const char *opt,
                       const char *field);
 static double *read_weights(const pl_list *l, const char *file, int f,
-                            const char *field);
+                            const char *field, double dflt);
 static uint64_t *read_groups(const pl_list *l, int f);
 
 /* The ids of the list's items under the player's key. */
@@ -206,7 +249,8 @@ static void saved_list(fs_player *p, const step_opts *so, const char *state,
                                            ? "weights" : "spread",
                            so->field_name);
         if (so->order == FS_PLAYER_WEIGHTS)
-            w = read_weights(&old, name, f, so->field_name);
+            w = read_weights(&old, name, f, so->field_name,
+                             so->weights_default);
         else
             g = read_groups(&old, f);
     }
@@ -230,7 +274,8 @@ static fs_player *open_player(const step_opts *so, const char *state,
                               const pl_list *l, const uint8_t tag[16])
 {
     fs_player *p = NULL;
-    size_t len, limit = ((size_t)1 << 20) + 48 * l->n;
+    size_t len, limit = ((size_t)1 << 20) + 48 * l->n +
+                        17 * (size_t)FS_PLAYER_QUEUE_MAX;
     char *text = so->force_new ? NULL : pl_state_read(state, limit, &len);
     if (text == NULL) {
         uint8_t key[32];
@@ -265,7 +310,7 @@ static fs_player *open_player(const step_opts *so, const char *state,
 
 static int step(const step_opts *so, const char *action, const pl_list *l)
 {
-    char *state = pl_state_lock(so->state);
+    char *state = pl_state_lock(so->state, so->lock_wait);
     uint8_t tag[16], saved[32];
     file_tag(so->file, tag);
     fs_player *p = open_player(so, state, l, tag);
@@ -308,6 +353,9 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
     } else if (strcmp(action, "queue") == 0) {
         for (int k = 0; k < so->noperands && rc == FS_OK; k++)
             rc = fs_player_queue(p, find_item(l, so->operands[k]));
+        if (rc == FS_ERANGE)
+            cli_die(CLI_FAIL, "queue: the queue holds %d items, its most; "
+                    "nothing was queued", FS_PLAYER_QUEUE_MAX);
     } else if (strncmp(action, "seek-item=", 10) == 0) {
         item = find_item(l, action + 10);
         rc = fs_player_seek_item(p, item);
@@ -408,11 +456,24 @@ static void entry_field(const pl_list *l, size_t i, int f, size_t *b,
         pl_field(l, i, f, b, e);
 }
 
-/* The weights in field f of a TSV list, or dies naming the line.  A weight
- * is what strtod reads (docs/stream.md §6: decimal or hexadecimal), finite
- * and >= 0 (0: the item is never played). */
+/* A weight as `fairshuf lines --weights` reads one (docs/stream.md §6):
+ * what strtod reads (decimal or hexadecimal; blanks before it), blanks
+ * after it, finite and >= 0.  -1 if text is none. */
+static int parse_weight(const char *text, double *w)
+{
+    char *end;
+    *w = strtod(text, &end);
+    while (*end == ' ' || *end == '\t' || *end == '\r')
+        end++;
+    return end == text || *end != '\0' || !isfinite(*w) || !(*w >= 0) ? -1
+                                                                       : 0;
+}
+
+/* The weights in field f of a TSV list, or dies naming the line; 0 means
+ * never played.  With a default (dflt > 0), an empty or missing field and
+ * a 0 ("unrated", as most players write it) weigh dflt instead. */
 static double *read_weights(const pl_list *l, const char *file, int f,
-                            const char *field)
+                            const char *field, double dflt)
 {
     double *w = malloc(l->n * sizeof *w);
     if (w == NULL)
@@ -422,19 +483,23 @@ static double *read_weights(const pl_list *l, const char *file, int f,
         size_t b, e;
         pl_field(l, i, f, &b, &e);
         char text[64];
+        if (b == e && dflt > 0) {
+            w[i] = dflt;
+            any = 1;
+            continue;
+        }
         if (b == e)
-            cli_die(CLI_FAIL, "%s:%zu: missing weight '%s'", file,
+            cli_die(CLI_FAIL, "%s:%zu: missing weight '%s' (--weights-default"
+                    "=W gives unrated items a weight)", file,
                     l->entry[i].line, field);
         size_t len = e - b < sizeof text - 1 ? e - b : sizeof text - 1;
         memcpy(text, l->text + b, len);
         text[len] = '\0';
-        char *end;
-        errno = 0;
-        w[i] = strtod(text, &end);
-        if (end == text || *end != '\0' || e - b >= sizeof text ||
-            !isfinite(w[i]) || !(w[i] >= 0))
+        if (e - b >= sizeof text || parse_weight(text, &w[i]) != 0)
             cli_die(CLI_FAIL, "%s:%zu: invalid weight '%s': must be a "
                     "number, 0 or more", file, l->entry[i].line, text);
+        if (w[i] == 0 && dflt > 0)
+            w[i] = dflt;
         any |= w[i] > 0;
     }
     if (!any)
@@ -497,7 +562,7 @@ static int field_orders(const pl_list *l, const double *w, const uint64_t *g,
         }
     fs_rng *rng = cli_rng(NULL, seed);
     out_init(o, stdout);
-    out_bytes(o, l->text, l->header_end);
+    print_header(o, l);
     for (uint64_t k = 0; k < cycles; k++) {
         cli_check(w ? fs_weighted_order(wk, m, order, NULL, rng)
                     : fs_spread_order(g, l->n, order, rng),
@@ -537,6 +602,8 @@ int cmd_playlist(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"weights", required_argument, NULL, 'W'},
         {"spread", required_argument, NULL, 'P'},
+        {"weights-default", required_argument, NULL, 'D'},
+        {"lock-wait", required_argument, NULL, 'L'},
         {"force-new", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -545,6 +612,7 @@ int cmd_playlist(int argc, char **argv)
     step_opts so;
     memset(&so, 0, sizeof so);
     so.window = FS_PLAYLIST_WINDOW_DEFAULT;
+    so.lock_wait = 10;
     uint64_t cycles = 1, w;
     int c, have_cycles = 0;
     while ((c = getopt_long(argc, argv, "s:c:w:", opts, NULL)) != -1) {
@@ -565,6 +633,21 @@ int cmd_playlist(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'W': weights = optarg; break;
         case 'P': spread = optarg; break;
+        case 'L': {
+            char *end;
+            so.lock_wait = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(so.lock_wait >= 0) ||
+                so.lock_wait > 86400)
+                cli_die(CLI_USAGE, "invalid --lock-wait: '%s': must be 0 to "
+                        "86400 seconds", optarg);
+            break;
+        }
+        case 'D':
+            if (parse_weight(optarg, &so.weights_default) != 0 ||
+                !(so.weights_default > 0))
+                cli_die(CLI_USAGE, "invalid --weights-default: '%s': must be "
+                        "a number above 0", optarg);
+            break;
         case 'N': so.force_new = 1; break;
         case 'h': cli_usage(usage_text);
         case 'V': cli_version("playlist");
@@ -600,6 +683,8 @@ int cmd_playlist(int argc, char **argv)
         cli_die(CLI_USAGE, "--cycles and --state exclude each other");
     if (weights && spread)
         cli_die(CLI_USAGE, "--weights and --spread exclude each other");
+    if (so.weights_default > 0 && weights == NULL)
+        cli_die(CLI_USAGE, "--weights-default needs --weights=FIELD");
     if (so.seed && *so.seed == '\0')
         cli_die(CLI_USAGE, "invalid seed: empty");
 
@@ -611,7 +696,7 @@ int cmd_playlist(int argc, char **argv)
         const char *field = weights ? weights : spread;
         int f = list_field(&l, file, weights ? "weights" : "spread", field);
         if (weights)
-            wt = read_weights(&l, file, f, field);
+            wt = read_weights(&l, file, f, field, so.weights_default);
         else
             g = read_groups(&l, f);
         so.order = weights ? FS_PLAYER_WEIGHTS : FS_PLAYER_SPREAD;
@@ -632,9 +717,7 @@ int cmd_playlist(int argc, char **argv)
         if (o == NULL)
             cli_die(CLI_FAIL, "memory exhausted");
         out_init(o, stdout);
-        out_bytes(o, l.text, l.header_end);
-        if (l.header_end > l.first && l.text[l.header_end - 1] != '\n')
-            out_byte(o, '\n');
+        print_header(o, &l);
         /* A whole cycle at a time: the keyed batch call (same items as
          * fs_playlist_next() from step 0). */
         uint64_t *items = malloc(l.n * sizeof *items);

@@ -42,14 +42,16 @@ void pl_field(const pl_list *l, size_t e, int field, size_t *b, size_t *en);
  * rest of the run and returns the path to read and replace: STATE, or the
  * file a chain of symbolic links STATE ends at (the link stays a link;
  * a new state is created there).  Dies (1) for a state that is not a
- * regular file. */
-char *pl_state_lock(const char *path);
+ * regular file, or when another process has held the lock for `wait`
+ * seconds. */
+char *pl_state_lock(const char *path, double wait);
 /* The state's text (malloc'd, NUL-terminated, *len bytes before the NUL),
  * or NULL if there is none; dies (1), naming why, for a file that is not
  * regular, larger than limit bytes, or unreadable. */
 char *pl_state_read(const char *path, size_t limit, size_t *len);
 /* Replaces the state file atomically with text[0..n) (temp file in the
- * same folder, fsync, rename) or dies (1), leaving the old state intact. */
+ * same folder, mode 0600 -- the state holds the player's key --, fsync,
+ * rename) or dies (1), leaving the old state intact. */
 void pl_state_write(const char *path, const char *text, size_t n);
 /* The same for the copy of the list a state was saved with
  * (STATE.list-HEX16, docs/playlist.md "The state file"). */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -57,7 +58,7 @@ static char *resolve(const char *path)
     return NULL;
 }
 
-char *pl_state_lock(const char *path)
+char *pl_state_lock(const char *path, double wait)
 {
     struct stat st;
     char *real = resolve(path);
@@ -72,9 +73,25 @@ char *pl_state_lock(const char *path)
         cli_die(CLI_FAIL, "memory exhausted");
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(copy);
-    if (fd < 0 || flock(fd, LOCK_EX) != 0)
+    if (fd < 0)
         cli_die(CLI_FAIL, "%s: cannot lock the state's folder: %s", path,
                 strerror(errno));
+    /* Another player's step takes milliseconds: one that holds the lock
+     * for `wait` seconds is stuck, and waiting for ever would hang ours. */
+    struct timespec start, now, nap = {0, 20 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            cli_die(CLI_FAIL, "%s: cannot lock the state's folder: %s", path,
+                    strerror(errno));
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - start.tv_sec) +
+                (double)(now.tv_nsec - start.tv_nsec) / 1e9 >= wait)
+            cli_die(CLI_FAIL, "%s: another player has held the state's "
+                    "folder for %g s; try again later (--lock-wait=SECONDS "
+                    "waits longer)", path, wait);
+        nanosleep(&nap, NULL);
+    }
     return real; /* fd stays open: the lock lasts until exit */
 }
 
@@ -163,7 +180,7 @@ static void write_file(const char *path, const char *text, size_t n,
     } else {
         bad = write_all(fd, text, n) != 0;
     }
-    bad = bad || fchmod(fd, 0644) != 0 || fsync(fd) != 0;
+    bad = bad || fchmod(fd, 0600) != 0 || fsync(fd) != 0;
     bad = close(fd) != 0 || bad;
     if (bad || rename(tmp, path) != 0) {
         int e = errno;

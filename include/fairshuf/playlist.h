@@ -167,7 +167,8 @@ FS_API int fs_spread_order(const uint64_t *group, size_t n, uint64_t *order,
  *
  * Items are the indices 0..n-1 of the list last given to
  * fs_player_set_list(); a player needs a list before any step.  The state
- * is a small constant (under 512 bytes) plus 16 bytes per queued item, per
+ * is a small constant (under 512 bytes) plus 16 bytes per queued item (at
+ * most FS_PLAYER_QUEUE_MAX), per
  * id of the window rule (at most 64) and per position of the current
  * cycle that an edit, a queue or seek_item "froze" (the positions passed
  * when it happened); the other positions passed are worked out from the
@@ -274,7 +275,9 @@ FS_API uint64_t fs_player_cycle_length(const fs_player *p);
 FS_API int fs_player_seek_item(fs_player *p, size_t item);
 /* "Play next": item plays after the current one (after items queued
  * before it); then the cycle resumes; it is not played again in that
- * cycle.  FS_EINVAL for item >= n. */
+ * cycle.  FS_EINVAL for item >= n; FS_ERANGE when FS_PLAYER_QUEUE_MAX
+ * items are queued already (nothing changes), which bounds the state. */
+#define FS_PLAYER_QUEUE_MAX 4096
 FS_API int fs_player_queue(fs_player *p, size_t item);
 
 /* The state as text: writes at most cap bytes to out and sets *len to the

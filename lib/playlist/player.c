@@ -685,5 +685,7 @@ int fs_player_queue(fs_player *p, size_t item)
 {
     if (p == NULL || p->n == 0 || item >= p->n)
         return FS_EINVAL;
+    if (p->queue.len >= FS_PLAYER_QUEUE_MAX)
+        return FS_ERANGE;
     return fs__ids_push(&p->queue, p->lid[item]);
 }

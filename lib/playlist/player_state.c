@@ -171,7 +171,7 @@ int fs_player_load(fs_player **out, const char *text, size_t len,
     if (out == NULL || (text == NULL && len > 0))
         return FS_EINVAL;
     *out = NULL;
-    if (memchr(text, '\0', len) != NULL) {
+    if (len > 0 && memchr(text, '\0', len) != NULL) {
         *why = "not a fairshuf playlist state (it holds a NUL byte)";
         return FS_EINVAL;
     }
@@ -180,7 +180,8 @@ int fs_player_load(fs_player **out, const char *text, size_t len,
     int rc = FS_ENOMEM;
     if (t == NULL || p == NULL)
         goto fail;
-    memcpy(t, text, len);
+    if (len > 0)
+        memcpy(t, text, len);
     t[len] = '\0';
     rc = FS_EINVAL;
     char *nl = strchr(t, '\n');

@@ -137,6 +137,15 @@ static void queue_plays_next_not_again(void **s)
     }
     assert_int_equal(fs_player_queue(p, a), FS_OK);
     assert_int_equal(fs_player_queue(p, b), FS_OK);
+    /* the queue is bounded (so is the state): full is refused, unchanged */
+    fs_player *full = player(n, FS_PLAYER_PLAIN, NULL, NULL);
+    for (int k = 0; k < FS_PLAYER_QUEUE_MAX; k++)
+        assert_int_equal(fs_player_queue(full, (size_t)k % n), FS_OK);
+    assert_int_equal(fs_player_queue(full, 0), FS_ERANGE);
+    size_t full_len;
+    assert_int_equal(fs_player_save(full, NULL, 0, &full_len), FS_OK);
+    assert_true(full_len < 512 + 17 * (FS_PLAYER_QUEUE_MAX + 64 + n));
+    fs_player_free(full);
     p = reload(p, n, ids, fp1, NULL, NULL, NULL);
     assert_true((cyc[m++] = next(p)) == a);
     assert_true((cyc[m++] = next(p)) == b);
@@ -515,6 +524,9 @@ static void bad_states_refused(void **s)
     const char *why;
     assert_int_equal(fs_player_load(&q, text, len, &why), FS_OK);
     fs_player_free(q);
+    /* no text at all: refused, without touching the NULL (UBSan) */
+    assert_int_equal(fs_player_load(&q, NULL, 0, &why), FS_EINVAL);
+    assert_null(q);
     /* every truncation but the one-line prefix (an older fairshuf's
      * format, read for compatibility) is refused */
     size_t line1 = (size_t)(strchr(text, '\n') - text) + 1;
