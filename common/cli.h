@@ -83,6 +83,7 @@ int cmd_deal(int argc, char **argv);
 int cmd_fair(int argc, char **argv);
 int cmd_attack(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_certify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_playlist(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -18,6 +18,7 @@ static const struct {
     {"fair", cmd_fair, "provably-fair commit / deal / check"},
     {"attack", cmd_attack, "reproduce the 1999 online poker attack"},
     {"verify", cmd_verify, "fairness lab: statistical tests and pictures"},
+    {"certify", cmd_certify, "a gaming lab's submission: data, tests, verdict"},
     {"bench", cmd_bench, "performance against std::shuffle, GSL, GNU shuf"},
     {"playlist", cmd_playlist, "shuffle play: next, previous, cycles"},
     {"serve", cmd_serve, "provably-fair dealing service over HTTP/JSON"},

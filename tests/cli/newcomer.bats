@@ -139,7 +139,7 @@ letters() {
 }
 
 @test "newcomer: no short option letter has two meanings (lines keeps GNU shuf's)" {
-    letters lines perm rng deal fair attack verify bench > all.txt
+    letters lines perm rng deal fair attack verify certify bench > all.txt
     [ "$(wc -l < all.txt)" -ge 40 ]
     # one meaning = one long name; "count" and "trials" are both "how many"
     sed -i 's/ trials$/ count/' all.txt
