@@ -525,12 +525,12 @@ static int run_keyed(run *R)
 {
     if (R->o.have_range || R->o.repeat)
         return run_drawn(R);
+    if (R->o.group_by) /* with --split too: whole groups per part */
+        return run_group(R);
     if (R->o.split)
         return run_split(R);
     if (R->o.weights)
         return run_weights(R);
-    if (R->o.group_by)
-        return run_group(R);
     fs_lines_config c;
     keyed_config(R, &c);
     if (R->o.echo)
@@ -610,8 +610,10 @@ int cmd_lines(int argc, char **argv)
     parse(R, argc, argv, sub);
     defaults(R);
     int rc = CLI_OK;
-    if (R->o.head == 0 && R->o.header == 0) {
-        /* GNU: reads nothing, opens no input */
+    int data = R->o.split || R->o.weights || R->o.group_by;
+    if (R->o.head == 0 && R->o.header == 0 && !data) {
+        /* GNU: reads nothing, opens no input (the data modes read and
+         * check their input whatever -n: docs/lines.md, "Data work") */
         lines_out_open(&R->out);
     } else {
         if (R->o.echo && R->o.repeat && R->o.noperands == 0)

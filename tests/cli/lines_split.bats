@@ -79,3 +79,149 @@ PY
         for k in 1 2 3; do cmp f-$k g-$k; done
     done
 }
+
+@test "--split: two parts naming one file, or a part that is the input, are usage errors that write nothing" {
+    seq 100 > in
+    cp in in.orig
+    for case in "1,1 a,a" "1,1 ./a,a" "1,1,1 a,b,a"; do
+        set -- $case
+        run "$FS_BIN" lines --seed=1 --split=$1 -o "$2" in
+        [ "$status" -eq 2 ]
+        [[ "$output" == "fairshuf: --split: parts "*" are the same file"* ]]
+        [ ! -e a ] && [ ! -e b ]
+    done
+    ln in hard
+    for o in in,x x,in hard,x; do
+        run "$FS_BIN" lines --seed=1 --split=1,1 -o "$o" in
+        [ "$status" -eq 2 ]
+        [[ "$output" == "fairshuf: --split: output '"*"' is the input" ]]
+        cmp in in.orig
+        [ ! -e x ]
+    done
+    # the input on standard input, a part through a symbolic link
+    ln -s in link
+    run "$FS_BIN" lines --seed=1 --split=1,1 -o x,link < in
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --split: output 'link' is the input" ]
+    cmp in in.orig
+    # distinct parts still work, and stdin is no file of the parts
+    "$FS_BIN" lines --seed=1 --split=1,1 -o a,b < in
+    [ "$(cat a b | sort -n | md5sum)" = "$(md5sum < in)" ]
+}
+
+@test "--split with fractional weights: 0.8,0.1,0.1 is 8,1,1 exactly; bad weights are usage errors" {
+    seq 1003 > in
+    "$FS_BIN" lines --seed=f --split=8,1,1 -o 'i-%d' in
+    "$FS_BIN" lines --seed=f --split=0.8,0.1,0.1 -o 'f-%d' in
+    "$FS_BIN" lines --seed=f --split=.5,.0625,0.0625 -o 'g-%d' in
+    for k in 1 2 3; do cmp i-$k f-$k; cmp i-$k g-$k; done
+    [ "$(wc -l < f-1)" -eq 803 ]
+    # 1/3 each: the sizes as 1,1,1
+    "$FS_BIN" lines --seed=f --split=0.333,0.333,0.333 -o 'h-%d' in
+    "$FS_BIN" lines --seed=f --split=1,1,1 -o 'j-%d' in
+    for k in 1 2 3; do cmp h-$k j-$k; done
+    for bad in 0.8,,0.2 .,1 1e3,1 -1,2 0.8,0.2x 1.5.1,1 0.0000000001,1 0,0.0 1; do
+        run "$FS_BIN" lines --seed=f --split=$bad -o 'z-%d' in
+        [ "$status" -eq 2 ] || { echo "--split=$bad: status $status"; return 1; }
+        [[ "$output" == *"invalid --split"* ]]
+    done
+}
+
+@test "--split -n 0 writes each part's header and still checks the input; never a file named part-%d" {
+    printf 'k\tv\na\t1\nb\t2\n' > in
+    "$FS_BIN" lines --seed=1 --split=1,1 -n 0 -o 'part-%d' in
+    [ ! -e 'part-%d' ]
+    [ -e part-1 ] && [ -e part-2 ] && [ ! -s part-1 ] && [ ! -s part-2 ]
+    "$FS_BIN" lines --seed=1 --header=1 --split=1,1 -n 0 -o 'h-%d.gz' in
+    [ "$(gzip -dc h-1.gz)" = "$(printf 'k\tv')" ]
+    [ "$(gzip -dc h-2.gz)" = "$(printf 'k\tv')" ]
+    # what a full run refuses, -n 0 refuses too
+    run "$FS_BIN" lines --seed=1 --split=1,1 --stratify=3 -n 0 -o 'e-%d' in
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --stratify: record 1 has no field 3" ]
+    [ ! -e e-1 ]
+    printf 'a,"open\n' > bad.csv
+    run "$FS_BIN" lines --seed=1 --csv --split=1,1 -n 0 -o 'c-%d' bad.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"CSV input ends inside a quoted field"* ]]
+    [ ! -e c-1 ]
+    run "$FS_BIN" lines --seed=1 --weights=3 -n 0 in
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --weights: record 1 has no field 3" ]
+    run "$FS_BIN" lines --seed=1 --group-by=3 -n 0 in
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --group-by: record 1 has no field 3" ]
+    run "$FS_BIN" lines --seed=1 --header=1 --group-by=2 -n 0 in
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'k\tv')" ]
+}
+
+# users.tsv: 2,000 records of 150 users with 1 to 30 records each.
+users() {
+    python3 -c '
+import random
+r = random.Random(7)
+print("user\tn\ttext")
+rows = []
+for u in range(150):
+    for j in range(r.randint(1, 30)):
+        rows.append("u%03d\t%d\tt%d" % (u, j, r.randint(0, 10**6)))
+r.shuffle(rows)
+print("\n".join(rows))' > users.tsv
+}
+
+@test "--split --group-by: no group in two parts, groups cut 80/10/10 by largest remainder, reproducible, memory = disk" {
+    users
+    args="--seed=gs --header=1 --group-by=user"
+    "$FS_BIN" lines $args --split=0.8,0.1,0.1 -o 'm-%d' users.tsv
+    "$FS_BIN" lines $args --split=80,10,10 --memory=4K -o 'd-%d.zst' users.tsv
+    for k in 1 2 3; do zstd -qdc d-$k.zst | cmp - m-$k; done
+    python3 - users.tsv m-1 m-2 m-3 <<'PY'
+import sys, collections
+src, parts = sys.argv[1], sys.argv[2:]
+def rows(p):
+    with open(p) as f:
+        r = [l.rstrip("\n").split("\t") for l in f]
+    return r[0], r[1:]
+hdr, data = rows(src)
+owner, got = {}, []
+users = set(r[0] for r in data)
+for k, p in enumerate(parts):
+    h, rs = rows(p)
+    assert h == hdr
+    for r in rs:
+        assert owner.setdefault(r[0], k) == k, ("user in two parts", r[0])
+    got += rs
+# 150 groups, 80/10/10: 120, 15, 15
+sizes = [len([u for u in users if owner[u] == k]) for k in range(3)]
+assert sizes == [120, 15, 15], sizes
+assert sorted(got) == sorted(data)
+PY
+    # the parts, one after the other, are the --group-by order
+    [ "$(cat m-1 <(tail -n +2 m-2) <(tail -n +2 m-3) | md5sum)" = "$("$FS_BIN" lines $args users.tsv | md5sum)" ]
+    run "$FS_BIN" lines $args --split=1,1 --stratify=n -o 'x-%d' users.tsv
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"cannot combine --stratify and --group-by"* ]]
+    run "$FS_BIN" lines $args --split=1,1 -n 10 -o 'x-%d' users.tsv
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--split --group-by cuts whole groups: -n does not apply"* ]]
+    run "$FS_BIN" lines $args --split=1,1 -o a,a users.tsv
+    [ "$status" -eq 2 ]
+    [ ! -e x-1 ] && [ ! -e a ]
+}
+
+@test "--group-by -n K writes the first K records of the grouped order; a header-only input writes the header" {
+    users
+    args="--seed=gn --header=1 --group-by=user"
+    "$FS_BIN" lines $args users.tsv > all
+    for k in 0 1 17 2000 5000; do
+        "$FS_BIN" lines $args -n $k users.tsv > head
+        cmp head <(head -n $((k + 1)) all)
+    done
+    head -n 1 users.tsv > hdr.tsv
+    for extra in "" "--shuffle-within" "--split=1,1 -o p-%d"; do
+        run "$FS_BIN" lines $args $extra hdr.tsv
+        [ "$status" -eq 0 ]
+    done
+    [ "$(cat p-1)" = "$(cat hdr.tsv)" ] && [ "$(cat p-2)" = "$(cat hdr.tsv)" ]
+}
