@@ -33,6 +33,31 @@ void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                                         : FS_REACH_PARTIAL;
 }
 
+void fs_shoe_entropy(size_t n, const size_t *sizes, size_t nhands,
+                     int rest_shown, const fs_rng_info *rng, fs_entropy *out)
+{
+    if (rng == NULL)
+        rng = fs_rng_find("chacha20");
+    out->deck_bits = fs_log2_factorial(n);
+    double bits = out->deck_bits;
+    size_t dealt = 0;
+    for (size_t h = 0; h < nhands && dealt < n; h++) {
+        size_t k = sizes[h] < n - dealt ? sizes[h] : n - dealt;
+        dealt += k;
+        bits -= fs_log2_factorial(k);
+    }
+    if (!rest_shown)
+        bits -= fs_log2_factorial(n - dealt);
+    out->deal_bits = bits;
+    out->seed_bits = rng->seed_bits;
+    out->state_bits = rng->state_bits;
+    if ((double)rng->seed_bits >= bits)
+        out->reach = FS_REACH_ALL;
+    else
+        out->reach = rng->cryptographic ? FS_REACH_COMPUTATIONAL
+                                        : FS_REACH_PARTIAL;
+}
+
 int fs_entropy_warning(const fs_entropy *e, const char *game,
                        const char *rng, char *buf, size_t cap)
 {
