@@ -360,6 +360,39 @@ static int keep_header(unsigned char **buf, size_t *len, size_t *cap,
     return FS_OK;
 }
 
+/* A weight as docs/lines.md ("--weights") defines it: blanks (space,
+ * tab; a CR at the end too), an optional '+', decimal digits with an
+ * optional point and fraction (at least one digit), an optional exponent
+ * e[+-]digits, blanks.  No '-', hex, inf or nan: strtod alone took
+ * "0x10" and " 1". */
+static int weight_syntax(const char *p)
+{
+    int digits = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '+')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+    return *p == '\0';
+}
+
 static int weights_record(void *arg, uint64_t i, const unsigned char *rec,
                           size_t len)
 {
@@ -375,19 +408,15 @@ static int weights_record(void *arg, uint64_t i, const unsigned char *rec,
     if (vlen < sizeof num) {
         memcpy(num, W->fc.val, vlen);
         num[vlen] = '\0';
-        char *end;
-        w = strtod(num, &end);
-        while (*end == ' ' || *end == '\t' || *end == '\r')
-            end++;
-        if (end == num || *end != '\0')
-            w = NAN;
+        if (weight_syntax(num))
+            w = strtod(num, NULL);
     }
     rc = fs_lines_wsample_add(W->ws, i - W->fc.header, w, rec, len);
     if (rc == FS_EINVAL) {
         W->fc.whyp = W->bad;
         snprintf(W->bad, sizeof W->bad,
-                 "--weights: record %llu: %.*s is not a weight (a number "
-                 ">= 0)", (unsigned long long)(i + 1),
+                 "--weights: record %llu: %.*s is not a weight (a decimal "
+                 "number >= 0)", (unsigned long long)(i + 1),
                  (int)(vlen < 200 ? vlen : 200), (const char *)W->fc.val);
     }
     W->rc = rc;

@@ -253,3 +253,28 @@ PY
         [ "$got" = "$want" ] || { echo "pipe, seed $s"; return 1; }
     done
 }
+
+@test "--weights: the documented number syntax, blanks on either side alike; the documented line ends" {
+    for w in ' 1' '1 ' '+1' '1.' '.5' '2.5E-2' '1e+2' "$(printf '1\r')"; do
+        printf 'a\t%s\nb\t0\n' "$w" > w.tsv
+        run "$FS_BIN" lines --seed=1 --weights=2 -n 2 w.tsv
+        [ "$status" -eq 0 ] || { echo "weight '$w' refused"; return 1; }
+        [ "$(printf '%s\n' "$output" | cut -f1)" = a ]
+    done
+    for w in '-1' '-0' '0x10' 'inf' 'nan' '1,5' '1_0' '' '.' '1e' '+' '1 2'; do
+        printf 'a\t%s\n' "$w" > w.tsv
+        run "$FS_BIN" lines --seed=1 --weights=2 -n 1 w.tsv
+        [ "$status" -eq 1 ] || { echo "weight '$w' taken"; return 1; }
+        [ "$output" = "fairshuf: --weights: record 1: $w is not a weight (a decimal number >= 0)" ]
+    done
+    # a CR before LF is part of the line, not of the last field
+    printf 'k\tv\r\nx\t1\r\ny\t1\nz\t2\n' > cr.tsv
+    "$FS_BIN" lines --seed=3 --header=1 --group-by=v cr.tsv | grep -c $'\r$' | grep -qx 2
+    for s in 1 2 3 4 5 6; do
+        out=$("$FS_BIN" lines --seed=$s --header=1 --group-by=v cr.tsv | tail -n +2 | cut -c1 | paste -s -d '')
+        case "$out" in xyz|zxy) ;; *) echo "x and y split: $out"; return 1 ;; esac
+    done
+    # a CSV whose only record has no end gets LF; a last record, the first's end
+    [ "$(printf 'a,b' | "$FS_BIN" lines --csv | od -An -c | tr -s ' ')" = " a , b \n" ]
+    printf 'h,1\r\nb,"y"' | "$FS_BIN" lines --csv --seed=1 | grep -c $'\r$' | grep -qx 2
+}
