@@ -127,6 +127,10 @@ PY
     "$FS_BIN" lines --seed=f --split=0.333,0.333,0.333 -o 'h-%d' in
     "$FS_BIN" lines --seed=f --split=1,1,1 -o 'j-%d' in
     for k in 1 2 3; do cmp h-$k j-$k; done
+    # integer and decimal weights mixed: 1,0.25 is 4,1
+    "$FS_BIN" lines --seed=f --split=4,1 -o 'm-%d' in
+    "$FS_BIN" lines --seed=f --split=1,0.25 -o 'n-%d' in
+    for k in 1 2; do cmp m-$k n-$k; done
     for bad in 0.8,,0.2 .,1 1e3,1 -1,2 0.8,0.2x 1.5.1,1 0.0000000001,1 0,0.0 1; do
         run "$FS_BIN" lines --seed=f --split=$bad -o 'z-%d' in
         [ "$status" -eq 2 ] || { echo "--split=$bad: status $status"; return 1; }
