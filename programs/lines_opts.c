@@ -279,8 +279,9 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
     case 't':
         if (strlen(arg) != 1 && strcmp(arg, "\\t") != 0 &&
             strcmp(arg, "\\0") != 0) {
-            opt_fail(msg, len, "invalid field separator: %s (one byte)", arg,
-                     NULL);
+            opt_fail(msg, len,
+                     "invalid field separator: %s (one byte, or \\t or \\0)",
+                     arg, NULL);
             return CLI_USAGE;
         }
         o->have_sep = 1;

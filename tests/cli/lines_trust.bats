@@ -282,3 +282,13 @@ PY
     [ "$(printf 'a,b' | "$FS_BIN" lines --csv | od -An -c | tr -s ' ')" = " a , b \n" ]
     printf 'h,1\r\nb,"y"' | "$FS_BIN" lines --csv --seed=1 | grep -c $'\r$' | grep -qx 2
 }
+
+@test "-t: the message says what -t takes (one byte, or \\t or \\0), and both escapes work" {
+    printf 'a:1\nb:2\n' > in
+    run "$FS_BIN" lines --seed=1 -t ab --group-by=2 in
+    [ "$status" -eq 2 ]
+    [[ "$output" == 'fairshuf: invalid field separator: '\''ab'\'' (one byte, or \t or \0)'* ]]
+    printf 'a\t1\nb\t2\n' > tab
+    [ "$("$FS_BIN" lines --seed=1 -t '\t' --group-by=2 tab | sort)" = "$(sort tab)" ]
+    [ "$("$FS_BIN" lines --seed=1 -t : --group-by=2 in | sort)" = "$(sort in)" ]
+}
