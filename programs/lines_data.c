@@ -220,7 +220,7 @@ static void check_outputs(const run *R, const lines_out *outs, size_t n)
             if (!same && have && stat(outs[j].path, &st[j]) == 0)
                 same = st[j].st_dev == st[k].st_dev &&
                        st[j].st_ino == st[k].st_ino;
-            if (same) {
+            if (same && !(have && S_ISCHR(st[k].st_mode))) { /* /dev/null */
                 cli_error("--split: parts %zu and %zu are the same file %s",
                           j + 1, k + 1, quoted(qb, sizeof qb, name));
                 exit(CLI_USAGE);

@@ -111,6 +111,9 @@ PY
     [ "$status" -eq 2 ]
     [ "$output" = "fairshuf: --split: output 'link' is the input" ]
     cmp in in.orig
+    # a device may take several parts (-o train,/dev/null,/dev/null)
+    "$FS_BIN" lines --seed=1 --split=1,1,1 -o t,/dev/null,/dev/null in
+    [ -s t ]
     # distinct parts still work, and stdin is no file of the parts
     "$FS_BIN" lines --seed=1 --split=1,1 -o a,b < in
     [ "$(cat a b | sort -n | md5sum)" = "$(md5sum < in)" ]
