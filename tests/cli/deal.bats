@@ -250,3 +250,13 @@ for line in open(sys.argv[1]):
     # a run that succeeds is one valid document
     "$F" deal --count=3 --format=json --seed=1 | python3 -c 'import json, sys; assert len(json.load(sys.stdin)) == 3'
 }
+
+@test "deal --hands: the entropy warning counts the shoe's deals (the rest shown is ordered)" {
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5
+    [ "$status" -eq 0 ]
+    [[ "$output" != *warning* ]]   # C(52,5) < 2^32: every hand reachable
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5,5 --show-rest
+    [[ "$output" == *"warning: generator mt19937 has 2^32 seeds but poker5 has 2^211.8 distinct deals"* ]]
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5,5
+    [[ "$output" == *"poker5 has 2^41.9 distinct deals"* ]]   # C(52,5) C(47,5)
+}
