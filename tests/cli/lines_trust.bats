@@ -245,7 +245,7 @@ PY
     head -c 50000000 /dev/zero | tr '\0' x > long
     echo >> long
     printf 'a\nb\n' >> long
-    for s in 1 2 3 4 5 6; do
+    for s in 1 6 7; do # seed 1 draws a short line, 6 and 7 the long one
         want=$("$FS_BIN" lines --seed=$s long | head -n 1 | md5sum)
         # held once the run needs about 80 MB of address space, twice 140
         got=$(bash -c "ulimit -v 115000; \"$FS_BIN\" lines --seed=$s -n 1 --memory=4K long" | md5sum)
@@ -254,7 +254,7 @@ PY
     # the long line last, without its end, and through a pipe
     printf 'a\nb\n' > last
     head -c 50000000 /dev/zero | tr '\0' x >> last
-    for s in 1 2 3; do
+    for s in 1 3; do # 1: a short line, 3: the long one
         want=$("$FS_BIN" lines --seed=$s last | head -n 1 | md5sum)
         got=$(cat last | bash -c "ulimit -v 115000; \"$FS_BIN\" lines --seed=$s -n 1" | md5sum)
         [ "$got" = "$want" ] || { echo "pipe, seed $s"; return 1; }
