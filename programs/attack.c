@@ -26,7 +26,8 @@ static const char usage_text[] =
     "      --flop=C,C,C     ... and the flop: positions follow from the deal\n"
     "  -p, --players=N      players at the table (default 6)\n"
     "  -w, --window=A-B     search seeds A..B only (default 0-86399999: a day)\n"
-    "  -t, --threads=N      search threads (default: one per CPU)\n"
+    "  -j, --threads=N      search threads (default: one per CPU; -j as in\n"
+    "                       bench and make)\n"
     "  -f, --format=F       text (default) or json\n"
     "      --progress       progress on stderr even when not a terminal\n"
     "      --no-progress    no progress line (default: on a terminal)\n"
@@ -140,7 +141,7 @@ static void parse(attack_job *j, int argc, char **argv)
         {"flop", required_argument, NULL, OPT_FLOP},
         {"players", required_argument, NULL, 'p'},
         {"window", required_argument, NULL, 'w'},
-        {"threads", required_argument, NULL, 't'},
+        {"threads", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'},
         {"progress", no_argument, NULL, OPT_PROGRESS},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -153,7 +154,7 @@ static void parse(attack_job *j, int argc, char **argv)
     j->progress = -1;
     j->last = FS_ASF_SEEDS_PER_DAY - 1;
     int c;
-    while ((c = getopt_long(argc, argv, "k:p:w:t:f:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "k:p:w:j:f:", opts, NULL)) != -1) {
         switch (c) {
         case 'k': j->known_s = optarg; break;
         case OPT_SEAT: j->seat = cli_u64_or_die("seat", optarg); break;
@@ -163,7 +164,7 @@ static void parse(attack_job *j, int argc, char **argv)
             j->players = cli_u64_or_die("number of players", optarg);
             break;
         case 'w': parse_window(optarg, &j->first, &j->last); break;
-        case 't': j->threads = cli_threads_or_die(optarg, 64); break;
+        case 'j': j->threads = cli_threads_or_die(optarg, 64); break;
         case 'f': format = optarg; break;
         case OPT_PROGRESS: j->progress = 1; break;
         case OPT_NO_PROGRESS: j->progress = 0; break;

@@ -1,5 +1,6 @@
 /* deal.c -- `fairshuf deal`: shuffle and deal card games. */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,9 @@ static const char usage_text[] =
     "  -G, --rng=NAME       generator (default chacha20); 'list' shows all\n"
     "  -s, --seed=S         reproducible deals: the same S gives the same deals\n"
     "  -a, --algorithm=A    shuffle (default auto); 'list' shows all\n"
-    "  -f, --format=F       text (default), tsv, json (one array) or jsonl\n"
-    "                       (JSON Lines: one object per deal, streams)\n"
+    "  -f, --format=F       text (default), tsv, json (one array, written\n"
+    "                       when every deal is made) or jsonl (JSON Lines:\n"
+    "                       one object per deal, streams)\n"
     "  -l, --lang=L         en (default) or zh: names in text output\n"
     "      --hands=LIST     shoe mode: deal hands of these sizes one after\n"
     "                       another from one shuffled shoe (5,5,13)\n"
@@ -113,11 +115,21 @@ int cmd_deal(int argc, char **argv)
     fs_deal *deal = malloc(sizeof *deal);
     if (d == NULL || deal == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
-    deal_setup("deal", d, g, players, decks, alg);
-    fs_rng *rng = cli_rng(rng_name, seed);
-
     fs_entropy e;
-    fs_deal_entropy(d, fs_rng_info_of(rng), &e);
+    fs_rng *rng;
+    if (nhands) { /* shoe mode: the game gives its deck, not its layout */
+        if (players)
+            cli_die(CLI_USAGE, "--players does not apply to --hands (the "
+                               "hands are LIST, dealt from one shoe)");
+        deal_shoe_check(g, decks, sizes, nhands);
+        rng = cli_rng(rng_name, seed);
+        fs_shoe_entropy(fs_deck_size(g->deck) * (decks ? decks : g->decks),
+                        sizes, nhands, show_rest, fs_rng_info_of(rng), &e);
+    } else {
+        deal_setup("deal", d, g, players, decks, alg);
+        rng = cli_rng(rng_name, seed);
+        fs_deal_entropy(d, fs_rng_info_of(rng), &e);
+    }
     char warning[256];
     if (fs_entropy_warning(&e, g->name, fs_rng_info_of(rng)->name, warning,
                            sizeof warning) > 0)
@@ -137,7 +149,15 @@ int cmd_deal(int argc, char **argv)
 
     static out_buf out_store; /* 64 KiB: not on the stack */
     out_buf *out = &out_store;
-    out_init(out, stdout);
+    /* One JSON document is held until every deal is made: a generator
+     * that fails in mid-run leaves no unclosed array on stdout (the other
+     * formats stream whole records). */
+    char *doc = NULL;
+    size_t doc_len = 0;
+    FILE *held = f == DEAL_JSON ? open_memstream(&doc, &doc_len) : stdout;
+    if (held == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    out_init(out, held);
     cli_progress bar;
     cli_progress_init(&bar, progress);
     if (f == DEAL_JSON)
@@ -157,6 +177,12 @@ int cmd_deal(int argc, char **argv)
     if (f == DEAL_JSON)
         deal_json_end(out);
     out_flush(out);
+    if (held != stdout) {
+        if (fclose(held) != 0)
+            cli_die(CLI_FAIL, "memory exhausted");
+        fwrite(doc, 1, doc_len, stdout);
+        free(doc);
+    }
     free(deal);
     free(d);
     fs_rng_free(rng);

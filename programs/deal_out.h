@@ -33,6 +33,11 @@ void deal_json_end(out_buf *o);
 
 /* deal_shoe.c: "5,5,13" into sizes (at most cap) or dies (usage). */
 size_t deal_parse_hands(const char *s, size_t *sizes, size_t cap);
+/* Dies (usage) unless the shoe (decks 0: the game's) holds at most
+ * FS_DEAL_MAX_CARDS cards and enough for the hands.  Shoe mode checks no
+ * more: the game's layout (players, kitty, ...) does not apply. */
+void deal_shoe_check(const fs_game *g, unsigned decks, const size_t *sizes,
+                     size_t nhands);
 /* Shuffles one shoe of the game's deck (decks 0: the game's) and deals
  * the hands one after another, each sorted; show_rest prints what is left
  * in shoe order.  Formats as deal_print (JSON: {"game","decks","hands",

@@ -34,6 +34,22 @@ size_t deal_parse_hands(const char *s, size_t *sizes, size_t cap)
     return k;
 }
 
+void deal_shoe_check(const fs_game *g, unsigned decks, const size_t *sizes,
+                     size_t nhands)
+{
+    unsigned k = decks ? decks : g->decks;
+    size_t have = fs_deck_size(g->deck) * k, need = 0;
+    if (have > FS_DEAL_MAX_CARDS)
+        cli_die(CLI_USAGE, "%s: %u decks: at most %u cards per shoe",
+                g->name, k, FS_DEAL_MAX_CARDS);
+    for (size_t h = 0; h < nhands; h++)
+        need += sizes[h];
+    if (need > have)
+        cli_die(CLI_USAGE, "%s: not enough cards: the hands need %zu, the "
+                           "shoe holds %zu",
+                g->name, need, have);
+}
+
 static void put_cards(out_buf *o, const fs_card *c, size_t n, fs_lang lang,
                       enum deal_format f)
 {
@@ -68,13 +84,6 @@ void deal_shoe(out_buf *o, const fs_game *g, unsigned decks, fs_algorithm alg,
 {
     fs_shoe shoe;
     cli_check(fs_shoe_init(&shoe, g->deck, decks ? decks : g->decks), "shoe");
-    size_t need = 0;
-    for (size_t h = 0; h < nhands; h++)
-        need += sizes[h];
-    if (need > fs_shoe_left(&shoe))
-        cli_die(CLI_USAGE, "%s: not enough cards: the hands need %zu, the "
-                           "shoe holds %zu",
-                g->name, need, fs_shoe_left(&shoe));
     out_check(o, fs_shoe_shuffle(&shoe, alg, rng), "shuffle");
     int zh = lang == FS_LANG_ZH;
     char line[96];

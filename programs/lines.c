@@ -77,9 +77,12 @@ static const char usage_text[] =
     "  -t, --field-separator=SEP  fields split at SEP (default tab, as "
     "sort -t)\n"
     "      --split=W,W[,W...]    one shuffle cut into parts of those "
-    "shares;\n"
-    "                            -o 'NAME-%%d' (1, 2, ...) or -o "
-    "NAME,NAME,...\n"
+    "shares\n"
+    "                            (80,10,10 or 0.8,0.1,0.1); -o 'NAME-%%d' "
+    "(1, 2,\n"
+    "                            ...) or -o NAME,NAME,... (distinct files, "
+    "not\n"
+    "                            the input); with --group-by: whole groups\n"
     "      --stratify=FIELD      with --split: each value of FIELD keeps "
     "its\n"
     "                            share in every part (within 1 record)\n"
@@ -92,6 +95,8 @@ static const char usage_text[] =
     "inside\n"
     "      --shuffle-within      with --group-by: shuffle inside each "
     "group too\n"
+    "  -n K in a data mode: the first K records of its output (not with\n"
+    "  --split --group-by); -n 0 still reads and checks the input.\n"
     "  FIELD is a column number from 1, or a column name with --header=1.\n"
     "  The default --memory fits the process (cgroup limit, ulimit -v, "
     "available\n"
@@ -525,12 +530,12 @@ static int run_keyed(run *R)
 {
     if (R->o.have_range || R->o.repeat)
         return run_drawn(R);
+    if (R->o.group_by) /* with --split too: whole groups per part */
+        return run_group(R);
     if (R->o.split)
         return run_split(R);
     if (R->o.weights)
         return run_weights(R);
-    if (R->o.group_by)
-        return run_group(R);
     fs_lines_config c;
     keyed_config(R, &c);
     if (R->o.echo)
@@ -610,8 +615,10 @@ int cmd_lines(int argc, char **argv)
     parse(R, argc, argv, sub);
     defaults(R);
     int rc = CLI_OK;
-    if (R->o.head == 0 && R->o.header == 0) {
-        /* GNU: reads nothing, opens no input */
+    int data = R->o.split || R->o.weights || R->o.group_by;
+    if (R->o.head == 0 && R->o.header == 0 && !data) {
+        /* GNU: reads nothing, opens no input (the data modes read and
+         * check their input whatever -n: docs/lines.md, "Data work") */
         lines_out_open(&R->out);
     } else {
         if (R->o.echo && R->o.repeat && R->o.noperands == 0)

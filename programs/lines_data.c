@@ -2,10 +2,13 @@
  * --stratify), --weights, --group-by.  The algorithms are the library's
  * (fairshuf/lines.h); this file wires the input, fields and outputs. */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "lines_quote.h"
@@ -102,7 +105,12 @@ typedef struct split_ctx {
     lines_out *outs;
     fs_lines_sink *sink;
     fs_lines_result res;
+    unsigned char *hdr;   /* -n 0: the header records */
+    size_t hlen, hcap;
+    int rc;
 } split_ctx;
+
+static int split_empty(split_ctx *S);
 
 static int strata_record(void *arg, uint64_t i, const unsigned char *rec,
                          size_t len)
@@ -161,6 +169,94 @@ static char *part_name(const char *o, size_t k, size_t nparts)
     return strndup(p, e ? (size_t)(e - p) : strlen(p));
 }
 
+/* name as a path that another spelling of the same file also gives: the
+ * file's real path, or (a new file) its folder's real path and its base
+ * name.  NULL when the folder cannot be resolved either. */
+static char *canon(const char *name)
+{
+    char *r = realpath(name, NULL);
+    if (r != NULL || errno != ENOENT)
+        return r;
+    char *d = strdup(name), *b = strdup(name);
+    char *rd = d && b ? realpath(dirname(d), NULL) : NULL;
+    if (rd != NULL) {
+        const char *base = basename(b);
+        size_t n = strlen(rd) + strlen(base) + 2;
+        r = malloc(n);
+        if (r)
+            snprintf(r, n, "%s/%s", rd, base);
+    }
+    free(rd);
+    free(d);
+    free(b);
+    return r;
+}
+
+/* Dies (usage error) when two parts would be the same file (the second
+ * would replace the first: half the records lost) or a part is the input
+ * (replaced before the run ends).  Same file: the same real path, or the
+ * same device and inode (a hard link). */
+static void check_outputs(const run *R, const lines_out *outs, size_t n)
+{
+    char qb[512];
+    struct stat in, st[64];
+    int have_in = R->o.noperands > 0 && strcmp(R->o.operands[0], "-") != 0
+                      ? stat(R->o.operands[0], &in) == 0
+                      : fstat(0, &in) == 0;
+    char *c[64];
+    for (size_t k = 0; k < n; k++) {
+        const char *name = outs[k].path;
+        int have = stat(name, &st[k]) == 0;
+        c[k] = canon(name);
+        if (have && have_in && S_ISREG(in.st_mode) &&
+            st[k].st_dev == in.st_dev && st[k].st_ino == in.st_ino) {
+            cli_error("--split: output %s is the input",
+                      quoted(qb, sizeof qb, name));
+            exit(CLI_USAGE);
+        }
+        for (size_t j = 0; j < k; j++) {
+            int same = c[j] && c[k] ? strcmp(c[j], c[k]) == 0
+                                    : strcmp(outs[j].path, name) == 0;
+            if (!same && have && stat(outs[j].path, &st[j]) == 0)
+                same = st[j].st_dev == st[k].st_dev &&
+                       st[j].st_ino == st[k].st_ino;
+            if (same && !(have && S_ISCHR(st[k].st_mode))) { /* /dev/null */
+                cli_error("--split: parts %zu and %zu are the same file %s",
+                          j + 1, k + 1, quoted(qb, sizeof qb, name));
+                exit(CLI_USAGE);
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        free(c[k]);
+}
+
+/* The parts' outputs, checked (check_outputs); csv: framed records. */
+static lines_out *parts_init(run *R, size_t nparts)
+{
+    lines_out *outs = calloc(nparts, sizeof *outs);
+    if (outs == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    for (size_t k = 0; k < nparts; k++) {
+        char *name = part_name(R->o.output, k, nparts);
+        if (name == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        lines_out_init(&outs[k], name, R->delim);
+        outs[k].csv = R->o.csv;
+    }
+    check_outputs(R, outs, nparts);
+    return outs;
+}
+
+static void parts_commit(lines_out *outs, size_t nparts)
+{
+    for (size_t k = 0; k < nparts; k++) {
+        lines_out_commit(&outs[k]);
+        free((char *)outs[k].path);
+    }
+    free(outs);
+}
+
 static int split_open(void *arg)
 {
     split_ctx *S = arg;
@@ -197,15 +293,7 @@ int run_split(run *R)
         cli_die(CLI_FAIL, "memory exhausted");
     S->R = R;
     S->nparts = R->o.nsplit;
-    S->outs = calloc(S->nparts, sizeof *S->outs);
-    if (S->outs == NULL)
-        cli_die(CLI_FAIL, "memory exhausted");
-    for (size_t k = 0; k < S->nparts; k++) {
-        char *name = part_name(R->o.output, k, S->nparts);
-        if (name == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        lines_out_init(&S->outs[k], name, R->delim);
-    }
+    S->fc.whyp = S->fc.why;
     if (R->o.stratify) {
         S->stratify = 1;
         field_init(R, &S->fc, "--stratify", R->o.stratify);
@@ -215,6 +303,9 @@ int run_split(run *R)
         R->src_opts.record_arg = S;
         R->src_opts.why = &S->fc.whyp;
     }
+    S->outs = parts_init(R, S->nparts);
+    if (R->o.head == 0)
+        return split_empty(S);
     fs_lines_config c;
     keyed_config(R, &c);
     c.open_output = split_open;
@@ -231,13 +322,9 @@ int run_split(run *R)
     if (fs_lines_sink_end(S->sink, &err, NULL) != FS_OK)
         cli_die(CLI_FAIL, "write error: %s", strerror(err ? err : ENOMEM));
     fs_lines_sink_free(S->sink);
-    for (size_t k = 0; k < S->nparts; k++) {
-        lines_out_commit(&S->outs[k]);
-        free((char *)S->outs[k].path);
-    }
+    parts_commit(S->outs, S->nparts);
     fs_lines_values_free(S->vals);
     free(S->seen);
-    free(S->outs);
     free(S);
     return CLI_OK;
 }
@@ -273,6 +360,39 @@ static int keep_header(unsigned char **buf, size_t *len, size_t *cap,
     return FS_OK;
 }
 
+/* A weight as docs/lines.md ("--weights") defines it: blanks (space,
+ * tab; a CR at the end too), an optional '+', decimal digits with an
+ * optional point and fraction (at least one digit), an optional exponent
+ * e[+-]digits, blanks.  No '-', hex, inf or nan: strtod alone took
+ * "0x10" and " 1". */
+static int weight_syntax(const char *p)
+{
+    int digits = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '+')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+    return *p == '\0';
+}
+
 static int weights_record(void *arg, uint64_t i, const unsigned char *rec,
                           size_t len)
 {
@@ -288,19 +408,15 @@ static int weights_record(void *arg, uint64_t i, const unsigned char *rec,
     if (vlen < sizeof num) {
         memcpy(num, W->fc.val, vlen);
         num[vlen] = '\0';
-        char *end;
-        w = strtod(num, &end);
-        while (*end == ' ' || *end == '\t' || *end == '\r')
-            end++;
-        if (end == num || *end != '\0')
-            w = NAN;
+        if (weight_syntax(num))
+            w = strtod(num, NULL);
     }
     rc = fs_lines_wsample_add(W->ws, i - W->fc.header, w, rec, len);
     if (rc == FS_EINVAL) {
         W->fc.whyp = W->bad;
         snprintf(W->bad, sizeof W->bad,
-                 "--weights: record %llu: %.*s is not a weight (a number "
-                 ">= 0)", (unsigned long long)(i + 1),
+                 "--weights: record %llu: %.*s is not a weight (a decimal "
+                 "number >= 0)", (unsigned long long)(i + 1),
                  (int)(vlen < 200 ? vlen : 200), (const char *)W->fc.val);
     }
     W->rc = rc;
@@ -317,9 +433,8 @@ static int emit_out(void *arg, const unsigned char *p, size_t n)
  * dies on a field problem (status 2), a bad value (bad: its message, or
  * NULL), the hook's temporary file or memory (*rc), or the input; then
  * opens the output with the header records kept by the hook. */
-static void read_kept(run *R, const field_ctx *fc, const char *bad,
-                      const int *rc, unsigned char *const *hdr,
-                      const size_t *hlen)
+static void read_records(run *R, const field_ctx *fc, const char *bad,
+                         const int *rc)
 {
     char qb[512];
     (void)open_input(R); /* the hook takes every record */
@@ -341,9 +456,54 @@ static void read_kept(run *R, const field_ctx *fc, const char *bad,
         input_check(R);
     }
     close_input(R);
+}
+
+static void read_kept(run *R, const field_ctx *fc, const char *bad,
+                      const int *rc, unsigned char *const *hdr,
+                      const size_t *hlen)
+{
+    read_records(R, fc, bad, rc);
     lines_out_open(&R->out);
     if (*hlen)
         lines_out_put(&R->out, *hdr, *hlen);
+}
+
+/* ----------------------------------------------------- --split -n 0 */
+
+static int empty_record(void *arg, uint64_t i, const unsigned char *rec,
+                        size_t len)
+{
+    split_ctx *S = arg;
+    if (S->stratify) {
+        int rc = strata_record(S, i, rec, len);
+        if (rc != FS_OK)
+            return rc;
+    }
+    if (i < S->R->o.header)
+        return S->rc = keep_header(&S->hdr, &S->hlen, &S->hcap, rec, len);
+    return FS_OK;
+}
+
+/* --split -n 0: the input is read and checked as in a full run (fields,
+ * CSV, a damaged stream); each part gets the header records only. */
+static int split_empty(split_ctx *S)
+{
+    run *R = S->R;
+    R->src_opts.record = empty_record;
+    R->src_opts.record_arg = S;
+    R->src_opts.why = &S->fc.whyp;
+    R->src_opts.no_pipe = 1;
+    read_records(R, &S->fc, NULL, &S->rc);
+    for (size_t k = 0; k < S->nparts; k++) {
+        lines_out_open(&S->outs[k]);
+        if (S->hlen)
+            lines_out_put(&S->outs[k], S->hdr, S->hlen);
+    }
+    parts_commit(S->outs, S->nparts);
+    fs_lines_values_free(S->vals);
+    free(S->hdr);
+    free(S);
+    return CLI_OK;
 }
 
 /* Dies when writing the kept records (rc) failed on the temporary file. */
@@ -404,12 +564,37 @@ static int group_record(void *arg, uint64_t i, const unsigned char *rec,
     return G->rc = fs_lines_groups_add(G->g, G->fc.val, vlen, rec, len);
 }
 
+/* -n K: the first K records of the grouped order, then stop. */
+typedef struct group_out {
+    lines_out *outs;     /* one per part (R->out alone without --split) */
+    uint64_t left;
+} group_out;
+
+#define GROUP_DONE 1 /* not an FS_ code: the head is written */
+
+static int group_emit(void *arg, size_t part, const unsigned char *p,
+                      size_t n)
+{
+    group_out *o = arg;
+    if (o->left == 0)
+        return GROUP_DONE;
+    o->left--;
+    lines_out_put(&o->outs[part], p, n);
+    return FS_OK;
+}
+
+static int group_emit1(void *arg, const unsigned char *p, size_t n)
+{
+    return group_emit(arg, 0, p, n);
+}
+
 int run_group(run *R)
 {
     group_ctx *G = calloc(1, sizeof *G);
     if (G == NULL)
         cli_die(CLI_FAIL, "memory exhausted");
     field_init(R, &G->fc, "--group-by", R->o.group_by);
+    lines_out *parts = R->o.split ? parts_init(R, R->o.nsplit) : NULL;
     uint8_t key[32];
     make_key(R, key);
     if (fs_lines_groups_new(&G->g, key, R->o.shuffle_within,
@@ -419,10 +604,25 @@ int run_group(run *R)
     R->src_opts.record_arg = G;
     R->src_opts.why = &G->fc.whyp;
     R->src_opts.no_pipe = 1;
-    read_kept(R, &G->fc, NULL, &G->rc, &G->hdr, &G->hlen);
-    int err = 0;
-    int rc = fs_lines_groups_write(G->g, emit_out, &R->out, &err);
-    kept_written(R, rc, err);
+    int err = 0, rc;
+    if (parts == NULL) {
+        read_kept(R, &G->fc, NULL, &G->rc, &G->hdr, &G->hlen);
+        group_out o = {&R->out, R->o.head};
+        rc = fs_lines_groups_write(G->g, group_emit1, &o, &err);
+    } else { /* every part: the header, then its whole groups */
+        read_records(R, &G->fc, NULL, &G->rc);
+        for (size_t k = 0; k < R->o.nsplit; k++) {
+            lines_out_open(&parts[k]);
+            if (G->hlen)
+                lines_out_put(&parts[k], G->hdr, G->hlen);
+        }
+        group_out o = {parts, UINT64_MAX};
+        rc = fs_lines_groups_write_parts(G->g, R->o.split_w, R->o.nsplit,
+                                         group_emit, &o, &err);
+    }
+    kept_written(R, rc == GROUP_DONE ? FS_OK : rc, err);
+    if (parts)
+        parts_commit(parts, R->o.nsplit);
     fs_lines_groups_free(G->g);
     free(G->hdr);
     free(G);

@@ -166,34 +166,81 @@ static int gnu_option(int c, const char *arg, lines_opts *o, char *msg,
     }
 }
 
-/* --split=80,10,10: at most 64 non-negative integer weights, not all 0. */
+/* One --split weight at p: digits, or digits with a decimal point and up
+ * to 9 digits after it (0.8, .25, 3.): *v is its value times 10^9.
+ * Returns the end, or NULL. */
+static const char *split_weight(const char *p, unsigned __int128 *v)
+{
+    unsigned __int128 x = 0;
+    int digits = 0, frac = -1;
+    for (;; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (frac >= 9 || x > ((unsigned __int128)1 << 80))
+                return NULL;
+            x = x * 10 + (unsigned)(*p - '0');
+            digits++;
+            if (frac >= 0)
+                frac++;
+        } else if (*p == '.' && frac < 0) {
+            frac = 0;
+        } else {
+            break;
+        }
+    }
+    if (digits == 0)
+        return NULL;
+    for (int f = frac < 0 ? 0 : frac; f < 9; f++)
+        x *= 10;
+    *v = x;
+    return p;
+}
+
+static unsigned __int128 gcd(unsigned __int128 a, unsigned __int128 b)
+{
+    while (b != 0) {
+        unsigned __int128 t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* --split=80,10,10 or 0.8,0.1,0.1: 2 to 64 non-negative weights, not all
+ * 0; only their ratios matter.  Decimal weights are scaled by the same
+ * power of ten to integers (exact: no floating point), then divided by
+ * their greatest common divisor; each must end at most 2^40. */
 static int parse_split(const char *arg, lines_opts *o, char *msg, size_t len)
 {
     const char *p = arg;
-    uint64_t sum = 0;
-    o->nsplit = 0;
+    unsigned __int128 w[64], g = 0;
+    size_t k = 0;
+    int ok = 0;
     for (;;) {
-        char *end;
-        if (*p < '0' || *p > '9' || o->nsplit == 64)
+        if (k == 64 || (p = split_weight(p, &w[k])) == NULL)
             break;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (errno || v > ((uint64_t)1 << 40))
+        g = gcd(g, w[k]);
+        k++;
+        if (*p == '\0') {
+            ok = k >= 2 && g != 0;
             break;
-        o->split_w[o->nsplit++] = v;
-        sum += v;
-        if (*end == '\0') {
-            if (o->nsplit < 2 || sum == 0)
-                break;
-            o->split = arg;
-            return 0;
         }
-        if (*end != ',')
+        if (*p++ != ',')
             break;
-        p = end + 1;
     }
-    opt_fail(msg, len, "invalid --split: %s (2 to 64 weights, as 80,10,10)",
-             arg, NULL);
+    for (size_t i = 0; ok && i < k; i++) {
+        if (w[i] / g > ((uint64_t)1 << 40))
+            ok = 0;
+        else
+            o->split_w[i] = (uint64_t)(w[i] / g);
+    }
+    if (ok) {
+        o->nsplit = k;
+        o->split = arg;
+        return 0;
+    }
+    o->nsplit = 0;
+    opt_fail(msg, len, "invalid --split: %s (2 to 64 weights, as 80,10,10 "
+             "or 0.8,0.1,0.1)", arg, NULL);
     return CLI_USAGE;
 }
 
@@ -232,8 +279,9 @@ static int ext_option(int c, const char *arg, lines_opts *o, char *msg,
     case 't':
         if (strlen(arg) != 1 && strcmp(arg, "\\t") != 0 &&
             strcmp(arg, "\\0") != 0) {
-            opt_fail(msg, len, "invalid field separator: %s (one byte)", arg,
-                     NULL);
+            opt_fail(msg, len,
+                     "invalid field separator: %s (one byte, or \\t or \\0)",
+                     arg, NULL);
             return CLI_USAGE;
         }
         o->have_sep = 1;
@@ -281,9 +329,10 @@ static int check_operands(lines_opts *o, char *msg, size_t len,
                             : "--csv needs input records (not -e or -i)");
     const char *data = o->split ? "--split" : o->weights ? "--weights"
                        : o->group_by ? "--group-by" : NULL;
-    if ((o->split != NULL) + (o->weights != NULL) + (o->group_by != NULL) > 1)
+    if (o->weights && (o->split || o->group_by))
         return usage_fail(msg, len, try_help, 1,
-                    "--split, --weights and --group-by are separate runs") + 1;
+                    "--weights is a run of its own (not with --split or "
+                    "--group-by)") + 1;
     if (data && (o->have_range || o->echo || o->repeat || o->random_source)) {
         snprintf(msg, len, "cannot combine %s with -e, -i, -r or "
                  "--random-source", data);
@@ -292,6 +341,14 @@ static int check_operands(lines_opts *o, char *msg, size_t len,
     }
     if (o->stratify && !o->split)
         return usage_fail(msg, len, try_help, 1, "--stratify needs --split") + 1;
+    if (o->stratify && o->group_by)
+        return usage_fail(msg, len, try_help, 1,
+                    "cannot combine --stratify and --group-by (a split "
+                    "keeps whole groups or strata, not both)") + 1;
+    if (o->split && o->group_by && o->head != UINT64_MAX)
+        return usage_fail(msg, len, try_help, 1,
+                    "--split --group-by cuts whole groups: -n does not "
+                    "apply") + 1;
     if (o->shuffle_within && !o->group_by)
         return usage_fail(msg, len, try_help, 1,
                     "--shuffle-within needs --group-by") + 1;

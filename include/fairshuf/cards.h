@@ -314,6 +314,14 @@ typedef struct fs_entropy {
 FS_API void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                      fs_entropy *out);
 
+/* The same for shoe mode (`deal --hands`): a shoe of n cards, hands of
+ * sizes[0..nhands) dealt from the top (each unordered), then the rest
+ * (ordered when rest_shown, else one unseen group).  Hands needing more
+ * than n cards count as n.  O(nhands). */
+FS_API void fs_shoe_entropy(size_t n, const size_t *sizes, size_t nhands,
+                            int rest_shown, const fs_rng_info *rng,
+                            fs_entropy *out);
+
 /* A one-line English warning (no newline) when e->reach is
  * FS_REACH_PARTIAL, e.g. "generator mt19937 has 2^32 seeds but doudizhu
  * has 2^89.6 distinct deals: at most 1 deal in 2^57.6 can ever be dealt".

@@ -489,12 +489,29 @@ FS_API int fs_lines_groups_new(fs_lines_groups **g, const uint8_t K[32],
 FS_API int fs_lines_groups_add(fs_lines_groups *g, const void *val,
                                size_t vlen, const unsigned char *rec,
                                size_t len);
-/* Writes every record in the order above through emit.  O(n log n). */
+/* Writes every record in the order above through emit; a return other
+ * than FS_OK from emit stops the writing and is returned (so a caller
+ * that wants only a head of the order returns its own code).  O(n log n).
+ * Call it once. */
 FS_API int fs_lines_groups_write(fs_lines_groups *g,
                                  int (*emit)(void *arg,
                                              const unsigned char *p,
                                              size_t n),
                                  void *arg, int *err);
+/* The group-aware split (--split --group-by): the same order, the G groups
+ * cut into k parts in proportion to w[0..k) by fs_lines_split_sizes(G, w,
+ * k) -- the first sizes[0] groups in the order go to part 0, the next
+ * sizes[1] to part 1, ... -- so no group is in two parts and part i holds
+ * floor or ceil of G w_i / W groups (its share of records is only as even
+ * as the group sizes allow).  Each record is emitted with its part.
+ * Errors: FS_EINVAL (k == 0 or k > 64, w NULL or all 0), those of
+ * fs_lines_groups_write.  Call it once, instead of fs_lines_groups_write. */
+FS_API int fs_lines_groups_write_parts(fs_lines_groups *g, const uint64_t *w,
+                                       size_t k,
+                                       int (*emit)(void *arg, size_t part,
+                                                   const unsigned char *p,
+                                                   size_t n),
+                                       void *arg, int *err);
 /* Kg = SHA-256("fairshuf lines groups v1:" + 64 lowercase hex digits of
  * K) (fs_seed_to_key of that string).  FS_OK. */
 FS_API int fs_lines_groups_key(const uint8_t K[32], uint8_t Kg[32]);

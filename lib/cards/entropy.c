@@ -7,6 +7,19 @@
 #include "fairshuf/cards.h"
 #include "fairshuf/stats.h"
 
+/* deal_bits and how much of it the generator reaches. */
+static void reach(fs_entropy *out, const fs_rng_info *rng, double bits)
+{
+    out->deal_bits = bits;
+    out->seed_bits = rng->seed_bits;
+    out->state_bits = rng->state_bits;
+    if ((double)rng->seed_bits >= bits)
+        out->reach = FS_REACH_ALL;
+    else
+        out->reach = rng->cryptographic ? FS_REACH_COMPUTATIONAL
+                                        : FS_REACH_PARTIAL;
+}
+
 void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
                      fs_entropy *out)
 {
@@ -23,14 +36,25 @@ void fs_deal_entropy(const fs_dealer *d, const fs_rng_info *rng,
     }
     /* Burnt and undealt cards: one unordered, unseen group. */
     bits -= fs_log2_factorial(d->n - dealt);
-    out->deal_bits = bits;
-    out->seed_bits = rng->seed_bits;
-    out->state_bits = rng->state_bits;
-    if ((double)rng->seed_bits >= bits)
-        out->reach = FS_REACH_ALL;
-    else
-        out->reach = rng->cryptographic ? FS_REACH_COMPUTATIONAL
-                                        : FS_REACH_PARTIAL;
+    reach(out, rng, bits);
+}
+
+void fs_shoe_entropy(size_t n, const size_t *sizes, size_t nhands,
+                     int rest_shown, const fs_rng_info *rng, fs_entropy *out)
+{
+    if (rng == NULL)
+        rng = fs_rng_find("chacha20");
+    out->deck_bits = fs_log2_factorial(n);
+    double bits = out->deck_bits;
+    size_t dealt = 0;
+    for (size_t h = 0; h < nhands && dealt < n; h++) {
+        size_t k = sizes[h] < n - dealt ? sizes[h] : n - dealt;
+        dealt += k;
+        bits -= fs_log2_factorial(k);
+    }
+    if (!rest_shown)
+        bits -= fs_log2_factorial(n - dealt);
+    reach(out, rng, bits);
 }
 
 int fs_entropy_warning(const fs_entropy *e, const char *game,

@@ -116,14 +116,19 @@ int fs_lines_groups_key(const uint8_t K[32], uint8_t Kg[32])
     return fs_seed_to_key(s, Kg);
 }
 
-int fs_lines_groups_write(fs_lines_groups *g,
-                          int (*emit)(void *arg, const unsigned char *p,
-                                      size_t n),
-                          void *arg, int *err)
+/* Writes every record in the order of groups; with k parts, a record
+ * goes with its group's part (whole groups: fs_lines_split_part over the
+ * G groups in their order). */
+static int write_ordered(fs_lines_groups *g, const uint64_t *w, size_t k,
+                         int (*emit)(void *arg, size_t part,
+                                     const unsigned char *p, size_t n),
+                         void *arg, int *err)
 {
     uint64_t G = fs_lines_values_size(g->vals);
     uint8_t Kg[32];
     uint64_t *order = malloc((size_t)(G ? G : 1) * sizeof *order);
+    uint64_t scratch[64];
+    free(g->rank);
     g->rank = malloc((size_t)(G ? G : 1) * sizeof *g->rank);
     int rc = order && g->rank ? fs_lines_groups_key(g->K, Kg) : FS_ENOMEM;
     if (rc == FS_OK)
@@ -131,18 +136,60 @@ int fs_lines_groups_write(fs_lines_groups *g,
     if (rc == FS_OK) {
         for (uint64_t r = 0; r < G; r++)
             g->rank[order[r]] = r;
-        qsort_r(g->r, (size_t)g->n, sizeof *g->r, by_place, g);
+        if (g->n > 0) /* no records (a header-only input): r may be NULL */
+            qsort_r(g->r, (size_t)g->n, sizeof *g->r, by_place, g);
     }
     free(order);
+    size_t part = 0;
+    uint64_t last = UINT64_MAX;
     for (uint64_t i = 0; rc == FS_OK && i < g->n; i++) {
         const unsigned char *p;
+        if (k > 1 && g->rank[g->r[i].g] != last) { /* a new group */
+            last = g->rank[g->r[i].g];
+            part = fs_lines_split_part(G, last, w, k, scratch);
+        }
         rc = fs__store_get(&g->st, g->r[i].off, (size_t)g->r[i].len, &p);
         if (rc == FS_OK)
-            rc = emit(arg, p, (size_t)g->r[i].len);
+            rc = emit(arg, part, p, (size_t)g->r[i].len);
     }
     if (err)
         *err = g->st.err;
     return rc;
+}
+
+typedef struct one_part {
+    int (*emit)(void *arg, const unsigned char *p, size_t n);
+    void *arg;
+} one_part;
+
+static int emit_one(void *arg, size_t part, const unsigned char *p, size_t n)
+{
+    const one_part *o = arg;
+    (void)part;
+    return o->emit(o->arg, p, n);
+}
+
+int fs_lines_groups_write(fs_lines_groups *g,
+                          int (*emit)(void *arg, const unsigned char *p,
+                                      size_t n),
+                          void *arg, int *err)
+{
+    one_part o = {emit, arg};
+    return write_ordered(g, NULL, 1, emit_one, &o, err);
+}
+
+int fs_lines_groups_write_parts(fs_lines_groups *g, const uint64_t *w,
+                                size_t k,
+                                int (*emit)(void *arg, size_t part,
+                                            const unsigned char *p,
+                                            size_t n),
+                                void *arg, int *err)
+{
+    uint64_t scratch[64];
+    if (g == NULL || emit == NULL || k == 0 || k > 64 ||
+        fs_lines_split_sizes(0, w, k, scratch) != FS_OK)
+        return FS_EINVAL;
+    return write_ordered(g, w, k, emit, arg, err);
 }
 
 uint64_t fs_lines_groups_count(const fs_lines_groups *g)

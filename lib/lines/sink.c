@@ -105,7 +105,11 @@ static size_t choose(fs_lines_sink *s, const unsigned char *rec, size_t len)
 }
 
 /* Routes p[0..n); returns how much was taken: with a chooser, a record
- * whose end is not in p yet waits for more (unless p is a full buffer). */
+ * whose end is not in p yet waits for more, unless it alone fills the
+ * buffer (full: p holds the whole buffer).  A record cut only because a
+ * read happened to fill the buffer must wait too: how much one read
+ * returns depends on how far the sink lags, and the chooser must see
+ * the same bytes on every run (docs/lines.md, "Split"). */
 static size_t take(fs_lines_sink *s, const unsigned char *p, size_t n,
                    int full)
 {
@@ -120,7 +124,7 @@ static size_t take(fs_lines_sink *s, const unsigned char *p, size_t n,
     while (n > 0) {
         const unsigned char *e = memchr(p, end, n);
         size_t len = e ? (size_t)(e - p) + 1 : n;
-        if (!s->in_rec && !e && s->c.choose && !full)
+        if (!s->in_rec && !e && s->c.choose && !(full && n == n0))
             return n0 - n;
         if (!s->in_rec) {
             s->in_rec = 1;

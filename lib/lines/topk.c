@@ -100,6 +100,84 @@ static int take(topk *t, const unsigned char *p, size_t l)
     return FS_OK;
 }
 
+/* A data line longer than the read buffer buf[0..cap) (which it fills,
+ * with no end in it): its key is that of the next index, known before its
+ * end, so the line is either dropped as it is read or read straight into
+ * the kept records -- held once, never also grown in the buffer.  On
+ * return buf[0..*len) holds what followed its end. */
+static int long_line(topk *t, int fd, unsigned char *buf, size_t *len,
+                     size_t cap, uint64_t *total)
+{
+    const fs_lines_config *c = t->c;
+    uint64_t key = fs_lines_key(t->in.key, t->in.next, 0), idx;
+    int keep = key <= t->threshold && key >= t->in.lo && key <= t->in.hi;
+    size_t start = t->len, n = *len, rest = 0;
+    int rc = keep ? fs__reserve(&t->rec, &t->cap, start + FS__REC_HDR + n)
+                  : FS_OK;
+    size_t end = start + FS__REC_HDR; /* where the line's next bytes go */
+    for (int eof = 0; rc == FS_OK;) {
+        const unsigned char *q = n ? fs__delim(buf, buf + n, c->delim) : NULL;
+        size_t l = q ? (size_t)(q - buf) + 1 : n;
+        if (eof && q == NULL) { /* the last line lacks its delimiter */
+            buf[l++] = c->delim;
+            q = buf;
+        }
+        if (keep && (rc = fs__reserve(&t->rec, &t->cap, end + l)) == FS_OK) {
+            memcpy(t->rec + end, buf, l);
+            end += l;
+        }
+        if (q != NULL || rc != FS_OK) {
+            rest = n - (eof ? n : l);
+            memmove(buf, buf + l, rest);
+            break;
+        }
+        size_t r;
+        if (fs__read_some(fd, buf, cap - 1, &r) != FS_OK) {
+            t->w->res->where = FS_LINES_INPUT;
+            t->w->res->err = errno;
+            return FS_EIO;
+        }
+        n = r;
+        eof = r == 0;
+        *total += (uint64_t)r;
+        if (c->progress)
+            c->progress(c->progress_arg, FS_LINES_READING, *total, 0);
+    }
+    *len = rest;
+    if (rc != FS_OK)
+        return rc;
+    unsigned char d = c->delim;
+    if (fs__intake_line(&t->in, &d, 1, &key, &idx) != 0 || !keep)
+        return FS_OK; /* outside the slice: counted only */
+    memcpy(t->rec + start, &key, 8);
+    memcpy(t->rec + start + 8, &idx, 8);
+    t->len = end;
+    if (++t->kept >= 2 * t->k + 4096)
+        return compact(t);
+    return FS_OK;
+}
+
+/* Takes the whole lines of buf[0..*len); what is left (a line's start)
+ * moves to the front. */
+static int take_lines(topk *t, unsigned char *buf, size_t *len)
+{
+    size_t off = 0;
+    int rc = FS_OK;
+    for (;;) {
+        const unsigned char *q = fs__delim(buf + off, buf + *len,
+                                           t->c->delim);
+        if (q == NULL)
+            break;
+        size_t l = (size_t)(q - (buf + off)) + 1;
+        if ((rc = take(t, buf + off, l)) != FS_OK)
+            break;
+        off += l;
+    }
+    memmove(buf, buf + off, *len - off);
+    *len -= off;
+    return rc;
+}
+
 int fs__topk_run(int fd, fs__writer *w)
 {
     const fs_lines_config *c = w->c;
@@ -117,7 +195,13 @@ int fs__topk_run(int fd, fs__writer *w)
     int rc = (t.scratch && buf) ? FS_OK : FS_ENOMEM;
     uint64_t total = 0;
     while (rc == FS_OK) {
-        /* a line longer than the buffer: grow it */
+        if (len == cap && t.in.header_left == 0) { /* a long data line */
+            rc = long_line(&t, fd, buf, &len, cap, &total);
+            if (rc == FS_OK)
+                rc = take_lines(&t, buf, &len);
+            continue;
+        }
+        /* a header line longer than the buffer: grow it */
         if (len == cap && (rc = fs__grow_buf(&buf, &cap)) != FS_OK)
             break;
         size_t r;
@@ -133,18 +217,7 @@ int fs__topk_run(int fd, fs__writer *w)
         total += (uint64_t)r;
         if (c->progress)
             c->progress(c->progress_arg, FS_LINES_READING, total, 0);
-        size_t off = 0;
-        for (;;) {
-            const unsigned char *q = fs__delim(buf + off, buf + len, c->delim);
-            if (q == NULL)
-                break;
-            size_t l = (size_t)(q - (buf + off)) + 1;
-            if ((rc = take(&t, buf + off, l)) != FS_OK)
-                break;
-            off += l;
-        }
-        memmove(buf, buf + off, len - off);
-        len -= off;
+        rc = take_lines(&t, buf, &len);
     }
     if (rc == FS_OK && len > 0) { /* the last line lacks its delimiter */
         if (len == cap) {

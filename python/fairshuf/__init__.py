@@ -49,11 +49,18 @@ __all__ = ["shuffle", "permutation", "sample", "lines", "KeyedPermutation",
 _U64_MAX = (1 << 64) - 1
 
 
+def _is_bool(value):
+    """True and numpy's bool_ are truth values, not counts (numpy still
+    lets np.bool_ pass operator.index, with a DeprecationWarning)."""
+    return isinstance(value, bool) or (
+        type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"))
+
+
 def _u64(value, what, lo=0, hi=_U64_MAX):
     """An integer argument checked, never wrapped: TypeError for a
     non-integer (2.7, "3", True), ValueError below lo, OverflowError above
     hi (2**64 - 1 unless said)."""
-    if isinstance(value, bool):
+    if _is_bool(value):
         raise TypeError("%s must be an integer, not bool" % what)
     try:
         v = operator.index(value)
@@ -74,11 +81,14 @@ def _seed_str(seed):
     form, so seed=42 is --seed=42.  None means keyed from the OS."""
     if seed is None:
         return None
-    if isinstance(seed, bool):
+    if _is_bool(seed):
         raise TypeError("seed must be a str or an int, not bool")
+    if not isinstance(seed, (str, bytes, bytearray)) and hasattr(seed, "__index__"):
+        seed = operator.index(seed)  # numpy integers too
     if isinstance(seed, int):
-        if seed < 0:
-            raise ValueError("invalid seed: %d: negative" % seed)
+        if seed < 0:  # numpy's SeedSequence rule: entropy is non-negative
+            raise ValueError("invalid seed: %d: expected a non-negative integer "
+                             "(as numpy's SeedSequence)" % seed)
         return str(seed)
     if isinstance(seed, (bytes, bytearray)):
         return bytes(seed).decode("utf-8")
@@ -90,7 +100,15 @@ def _seed_str(seed):
 
 
 def _threads(threads):
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+    """TypeError for a non-integer (True, 2.0), ValueError below 0."""
+    if _is_bool(threads):
+        raise TypeError("threads must be an int >= 0 (0 = one per CPU), not bool")
+    try:
+        threads = operator.index(threads)
+    except TypeError:
+        raise TypeError("threads must be an int >= 0 (0 = one per CPU), not %s"
+                        % type(threads).__name__) from None
+    if threads < 0:
         raise ValueError("threads must be an int >= 0 (0 = one per CPU)")
     if threads > 4096:
         raise OverflowError("threads must be <= 4096")
@@ -390,7 +408,9 @@ class Generator:
             low, high = 0, low
         info = np.iinfo(dt)
         low = _int_in(low, "integers: low", info)
-        high = _int_in(high, "integers: high", info) + (1 if endpoint else 0)
+        # high is exclusive unless endpoint: 2**64 is a uint64 bound, as in numpy
+        high = _int_in(high, "integers: high", info, 0 if endpoint else 1) + \
+            (1 if endpoint else 0)
         span = high - low
         if span <= 0:
             raise ValueError("integers: low >= high")
@@ -471,10 +491,11 @@ class Generator:
         return idx if size is not None else idx[()]
 
 
-def _int_in(v, what, info):
-    """A bound that must fit the dtype: OverflowError on either side."""
+def _int_in(v, what, info, past=0):
+    """A bound that must fit the dtype (up to its max + past): OverflowError
+    on either side."""
     v = _u64(v, what, lo=-(1 << 64), hi=1 << 64)
-    if not int(info.min) <= v <= int(info.max):
+    if not int(info.min) <= v <= int(info.max) + past:
         raise OverflowError("%s = %d is out of bounds for %s" % (what, v, info.dtype))
     return v
 

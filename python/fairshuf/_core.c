@@ -132,8 +132,10 @@ static PyObject *finish(int rc, fs_rng *rng, Py_buffer *view,
  * (fewer than 2 rows; view released). */
 static int get_rows(PyObject *obj, Py_buffer *view, size_t *n, size_t *row)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS |
-                                          PyBUF_FORMAT) != 0) {
+    /* No PyBUF_FORMAT: rows are bytes, and numpy exports no format for
+     * datetime64/timedelta64 (asking for one refused a writable array) */
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) !=
+        0) {
         PyErr_Clear();
         /* Say which of the two requirements failed. */
         if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) == 0) {

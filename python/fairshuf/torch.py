@@ -127,6 +127,13 @@ class Sampler(torch.utils.data.Sampler):
         if state.get("n") != self.n:
             raise ValueError("Sampler: the state is for a dataset of %r items, not %d"
                              % (state.get("n"), self.n))
+        mine = None if self._fresh else _seed_str(self.seed)
+        theirs = state.get("seed")
+        theirs = None if theirs is None else _seed_str(theirs)
+        if theirs != mine:
+            raise ValueError("Sampler: the state is for seed %r, not %r: its "
+                             "order is another one" % (state.get("seed"),
+                                                       None if self._fresh else self.seed))
         if self._fresh and state.get("key"):
             self._perm = KeyedPermutation(self.n, state["key"], 0)
         self.epoch = _u64(state["epoch"], "Sampler: epoch")

@@ -19,7 +19,10 @@ from fairshuf import KeyedPermutation
     lambda: fairshuf.sample(10, 2**64 + 1, seed=1),
     lambda: KeyedPermutation(2**64, "s"),
     lambda: KeyedPermutation(10, "s", epoch=2**64),
-    lambda: fairshuf.default_rng(1).integers(0, 2**63),
+    lambda: fairshuf.default_rng(1).integers(0, 2**63 + 1),
+    lambda: fairshuf.default_rng(1).integers(0, 2**63, endpoint=True),
+    lambda: fairshuf.default_rng(1).integers(0, 2**64 + 1, dtype="uint64"),
+    lambda: fairshuf.default_rng(1).integers(0, 2**64, dtype="uint64", endpoint=True),
     lambda: fairshuf.default_rng(1).integers(-2**63 - 1, 0),
 ])
 def test_integers_above_range_are_overflow_errors(call):

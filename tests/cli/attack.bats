@@ -116,3 +116,14 @@ assert d["default_generator_space_bits"] == 256'
     grep -q "seed 45296789 (" pty2.txt
     ! grep -q "seeds/s" pty2.txt
 }
+
+@test "attack: threads are -j (as bench); -t is lines' field separator only" {
+    run "$F" attack -j 2 --known=1:2h,7:8d,14:7h,15:Qs,16:Qc --window=45290000-45300000
+    [ "$status" -eq 0 ]
+    [[ ${lines[1]} == "seed 45296789 (12:34:56.789 after midnight)" ]]
+    run "$F" attack -t 2 --known=1:2h,7:8d,14:7h,15:Qs,16:Qc --window=45290000-45300000
+    [ "$status" -eq 2 ]
+    [[ ${lines[0]} == *"invalid option -- 't'" ]]
+    "$F" attack --help | grep -q -- '-j, --threads=N'
+    ! "$F" attack --help | grep -q -- '-t, '
+}

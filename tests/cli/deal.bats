@@ -208,3 +208,55 @@ assert len(d["flop"]) == 3 and len(d["turn"]) == 1 and len(d["river"]) == 1'
     run "$F" deal --hands=5,,5
     [ "$status" -eq 2 ] && [[ $output == "fairshuf: invalid hands"* ]]
 }
+
+@test "deal --hands: the game's layout is ignored (not checked); --players is a usage error there" {
+    # shengji's layout needs 108 cards; shoe mode needs only the hands'
+    run "$F" deal --game=shengji --decks=1 --hands=5,5 --seed=1 --format=tsv
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$output" | awk -F'\t' '{print NF}')" -eq 2 ]
+    run "$F" deal --game=doudizhu --players=3 --hands=5
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: --players does not apply to --hands (the hands are LIST, dealt from one shoe)" ]
+    run "$F" deal --game=shengji --decks=1 --hands=30,30
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: shengji: not enough cards: the hands need 60, the shoe holds 54" ]
+    run "$F" deal --game=bridge --decks=20 --hands=5
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: bridge: 20 decks: at most 1024 cards per shoe" ]
+    # the documented JSON keys, in order
+    "$F" deal --game=poker5 --hands=2,3 --show-rest --format=jsonl --seed=1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.readline(), object_pairs_hook=lambda p: p)
+assert [k for k, _ in d] == ["game", "decks", "hands", "rest"], d
+assert [len(h) for h in d[2][1]] == [2, 3] and len(d[3][1]) == 47'
+}
+
+@test "deal --format=json: a generator failing in mid-run writes no half document (exit 1); jsonl keeps whole lines" {
+    [ -n "${FS_FAILRANDOM:-}" ] && [ -e "$FS_FAILRANDOM" ]
+    cd "$BATS_TEST_TMPDIR"
+    # the first getrandom calls pass, a later re-seed is refused
+    FS_FAILRANDOM_AFTER=3 LD_PRELOAD="$FS_FAILRANDOM" "$F" deal --count=100000 --format=json > out.json 2> err || st=$?
+    [ "${st:-0}" -eq 1 ]
+    grep -q "refused randomness" err
+    [ ! -s out.json ]
+    st=0
+    FS_FAILRANDOM_AFTER=3 LD_PRELOAD="$FS_FAILRANDOM" "$F" deal --count=100000 --format=jsonl > out.jsonl 2> err || st=$?
+    [ "$st" -eq 1 ]
+    [ -s out.jsonl ]
+    python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)' out.jsonl
+    # a run that succeeds is one valid document
+    "$F" deal --count=3 --format=json --seed=1 | python3 -c 'import json, sys; assert len(json.load(sys.stdin)) == 3'
+}
+
+@test "deal --hands: the entropy warning counts the shoe's deals (the rest shown is ordered)" {
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5
+    [ "$status" -eq 0 ]
+    [[ "$output" != *warning* ]]   # C(52,5) < 2^32: every hand reachable
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5,5 --show-rest
+    [[ "$output" == *"warning: generator mt19937 has 2^32 seeds but poker5 has 2^211.8 distinct deals"* ]]
+    run "$F" deal --rng=mt19937 --seed=1 --game=poker5 --hands=5,5
+    [[ "$output" == *"poker5 has 2^41.9 distinct deals"* ]]   # C(52,5) C(47,5)
+}

@@ -370,7 +370,7 @@ PY
     printf 'a\t1\nb\t-2\n' > neg
     run "$FS_BIN" lines --seed=1 --weights=2 -n 1 neg
     [ "$status" -eq 1 ]
-    [ "$output" = "fairshuf: --weights: record 2: -2 is not a weight (a number >= 0)" ]
+    [ "$output" = "fairshuf: --weights: record 2: -2 is not a weight (a decimal number >= 0)" ]
     run "$FS_BIN" lines --seed=1 --weights=2 neg
     [ "$status" -eq 2 ]
     [[ "$output" == *"--weights needs -n COUNT"* ]]

@@ -143,11 +143,10 @@ letters() {
     [ "$(wc -l < all.txt)" -ge 40 ]
     # one meaning = one long name; "count" and "trials" are both "how many"
     sed -i 's/ trials$/ count/' all.txt
-    # the one exception: lines' -t is sort's field separator (issue 29; a
-    # coreutils letter in the coreutils drop-in), attack's -t is --threads
+    # no exception: lines' -t is sort's field separator, threads are -j
     grep -q '^lines t field-separator$' all.txt
-    bad=$(grep -v '^lines t field-separator$' all.txt | awk '{ m[$2] = m[$2] " " $3; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; n[$2]++ } }
-               END { for (l in n) if (n[l] > 1) print "-" l ":" m[l] }')
+    bad=$(awk '{ m[$2] = m[$2] " " $3; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; n[$2]++ } }
+               END { for (l in n) if (n[l] > 1) print "-" l ":" m[l] }' all.txt)
     [ -z "$bad" ] || { echo "$bad"; return 1; }
     # GNU shuf's letters are lines' and mean what they mean there
     grep -q '^lines r repeat$' all.txt

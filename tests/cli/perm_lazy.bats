@@ -78,3 +78,17 @@ setup() {
         [[ $stderr == fairshuf:* ]]
     done
 }
+
+@test "perm --at: a position >= N is exit 2 with nothing printed; --count=K answers in epochs 0..K-1 (docs/cli.md)" {
+    run "$FS_BIN" perm 10 --at=10 --seed=a
+    [ "$status" -eq 2 ]
+    [ "$output" = "fairshuf: invalid position: '10': must be below N" ]
+    run "$FS_BIN" perm 10 -1 --at=11 --seed=a
+    [ "$status" -eq 2 ]
+    run "$FS_BIN" perm 10 -1 --at=10 --seed=a
+    [ "$status" -eq 0 ]
+    # line e of --at=3 --count=4 is position 3 of epoch e's whole order
+    want=$("$FS_BIN" perm 10 --lazy --count=4 --seed=a | cut -d ' ' -f 4)
+    [ "$("$FS_BIN" perm 10 --at=3 --count=4 --seed=a)" = "$want" ]
+    [ "$("$FS_BIN" perm 10 --at=3 --seed=a)" = "$(echo "$want" | head -n 1)" ]
+}

@@ -305,6 +305,100 @@ static void group_within(void **st)
 
 /* -------------------------------------------------- split, fields, values */
 
+/* The group-aware split: whole groups, G cut by largest remainder, the
+ * same order as fs_lines_groups_write; and the empty input. */
+typedef struct parts_capture {
+    char order[256];
+    size_t part[256];
+    size_t n;
+} parts_capture;
+
+static int capture_part(void *arg, size_t part, const unsigned char *p,
+                        size_t n)
+{
+    parts_capture *c = arg;
+    (void)n;
+    c->part[c->n] = part;
+    c->order[c->n++] = (char)p[0];
+    return FS_OK;
+}
+
+static int capture_plain(void *arg, const unsigned char *p, size_t n)
+{
+    return capture_part(arg, 0, p, n);
+}
+
+static fs_lines_groups *ten_groups(const uint8_t K[32])
+{
+    fs_lines_groups *g;
+    assert_int_equal(fs_lines_groups_new(&g, K, 0, 1 << 20, NULL), FS_OK);
+    /* group v has v + 1 records, interleaved in the input */
+    for (int round = 0; round < 10; round++)
+        for (int v = round; v < 10; v++) {
+            unsigned char rec[2] = {(unsigned char)('0' + v), '\n'};
+            assert_int_equal(fs_lines_groups_add(g, rec, 1, rec, 2), FS_OK);
+        }
+    return g;
+}
+
+static void group_split_parts(void **st)
+{
+    (void)st;
+    uint8_t K[32];
+    const uint64_t w[2] = {3, 1}, zero[2] = {0, 0};
+    for (int t = 0; t < 20; t++) {
+        key_of("group-split-%d", t, K);
+        fs_lines_groups *g = ten_groups(K), *h = ten_groups(K);
+        parts_capture a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        assert_int_equal(fs_lines_groups_write_parts(g, NULL, 2, capture_part,
+                                                     &a, NULL), FS_EINVAL);
+        assert_int_equal(fs_lines_groups_write_parts(g, zero, 2, capture_part,
+                                                     &a, NULL), FS_EINVAL);
+        assert_int_equal(fs_lines_groups_write_parts(g, w, 0, capture_part,
+                                                     &a, NULL), FS_EINVAL);
+        assert_int_equal(fs_lines_groups_write_parts(g, w, 2, capture_part,
+                                                     &a, NULL), FS_OK);
+        assert_int_equal(fs_lines_groups_write(h, capture_plain, &b, NULL),
+                         FS_OK);
+        assert_int_equal(a.n, 55);
+        assert_memory_equal(a.order, b.order, 55); /* the same order */
+        /* 10 groups as 3:1 -> 7.5, 2.5: 7 and 2, the one left to the
+         * lower part on the tie -> 8 groups, then 2 */
+        int part_of[10], groups[2] = {0, 0};
+        for (int v = 0; v < 10; v++)
+            part_of[v] = -1;
+        for (size_t i = 0; i < a.n; i++) {
+            int v = a.order[i] - '0';
+            if (part_of[v] < 0) {
+                part_of[v] = (int)a.part[i];
+                groups[a.part[i]]++;
+                if (i > 0)
+                    assert_true(a.part[i] >= a.part[i - 1]); /* in order */
+            }
+            assert_int_equal(part_of[v], (int)a.part[i]); /* whole groups */
+        }
+        assert_int_equal(groups[0], 8);
+        assert_int_equal(groups[1], 2);
+        fs_lines_groups_free(g);
+        fs_lines_groups_free(h);
+    }
+    /* no records at all (a header-only input): nothing, no error */
+    fs_lines_groups *g;
+    parts_capture c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(fs_lines_groups_new(&g, K, 1, 1 << 20, NULL), FS_OK);
+    assert_int_equal(fs_lines_groups_write_parts(g, w, 2, capture_part, &c,
+                                                 NULL), FS_OK);
+    assert_int_equal(c.n, 0);
+    fs_lines_groups_free(g);
+    assert_int_equal(fs_lines_groups_new(&g, K, 0, 1 << 20, NULL), FS_OK);
+    assert_int_equal(fs_lines_groups_write(g, capture_plain, &c, NULL), FS_OK);
+    assert_int_equal(c.n, 0);
+    fs_lines_groups_free(g);
+}
+
 static void split_sizes_exact(void **st)
 {
     (void)st;
@@ -438,6 +532,7 @@ int main(void)
         cmocka_unit_test(weighted_matches_library),
         cmocka_unit_test(group_order_uniform),
         cmocka_unit_test(group_within),
+        cmocka_unit_test(group_split_parts),
         cmocka_unit_test(split_sizes_exact),
         cmocka_unit_test(fields_and_values),
         cmocka_unit_test(codec_sniff_and_names),
