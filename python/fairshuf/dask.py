@@ -194,36 +194,46 @@ def _keys_part(df, K, offsets, P, mode, extra, partition_info=None):
         by, index, rank, G = extra
         r = rank[index.get_indexer(df[by])]
         df[RANK] = r
-        df[PART] = (r * P) // max(G, 1)
+        df[PART] = ((r * P) // max(G, 1)).astype(np.int32)
         return df
-    df[PART] = np.searchsorted(_bounds(P), keys, side="right").astype(np.int64)
+    df[PART] = np.searchsorted(_bounds(P), keys, side="right").astype(np.int32)
     if mode == "stratify":
         col, index = extra
         df[CODE] = index.get_indexer(df[col]).astype(np.int64)
     return df
 
 
-def _sorted(df, K, within=True):
+def _sorted(df, K, within=True, keep=True):
     """The partition in the keyed order: by group rank (group-by), then by
-    key with ties by levels 1, 2, ... (or by record number)."""
+    key with ties by levels 1, 2, ... (or by record number).  keep=False:
+    without fairshuf's columns (one copy of the user's columns only)."""
+    cols = (np.arange(df.shape[1]) if keep else
+            np.flatnonzero(~df.columns.isin(_OURS)))
     if len(df) == 0:
-        return df
+        return df.iloc[:, cols]
     rows = df[ROW].to_numpy()
     if RANK in df.columns and not within:
-        order = np.lexsort((rows, df[RANK].to_numpy()))
-        return df.iloc[order]
+        return df.iloc[np.lexsort((rows, df[RANK].to_numpy())), cols]
     keys = df[KEY].to_numpy()
-    prim = df[RANK].to_numpy() if RANK in df.columns else np.zeros(len(df), np.int64)
-    order = np.lexsort((keys, prim))
-    k, p = keys[order], prim[order]
-    tied = np.flatnonzero((k[1:] == k[:-1]) & (p[1:] == p[:-1]))
+    if RANK in df.columns:
+        prim = df[RANK].to_numpy()
+        order = np.lexsort((keys, prim))
+        p = prim[order]
+    else:
+        order = np.argsort(keys, kind="stable")
+        p = None
+    k = keys[order]
+    same = k[1:] == k[:-1]
+    if p is not None:
+        same &= p[1:] == p[:-1]
+    tied = np.flatnonzero(same)
     for s in tied[np.r_[True, tied[1:] != tied[:-1] + 1]] if len(tied) else []:
         e = s + 1
-        while e < len(k) and k[e] == k[s] and p[e] == p[s]:
+        while e < len(k) and k[e] == k[s] and (p is None or p[e] == p[s]):
             e += 1
         idx = order[s:e]
         order[s:e] = idx[rowkeys._break_ties(K, rows[idx])]
-    return df.iloc[order]
+    return df.iloc[order, cols]
 
 
 def _keyed(ddf, K, offsets, P, mode="plain", extra=None):
@@ -235,7 +245,7 @@ def _keyed(ddf, K, offsets, P, mode="plain", extra=None):
         meta[KEY] = np.array([], dtype=np.int64)
         if mode == "group":
             meta[RANK] = np.array([], dtype=np.int64)
-        meta[PART] = np.array([], dtype=np.int64)
+        meta[PART] = np.array([], dtype=np.int32)
         if mode == "stratify":
             meta[CODE] = np.array([], dtype=np.int64)
     return ddf.map_partitions(_keys_part, K, offsets, P, mode, extra, meta=meta)
@@ -275,11 +285,14 @@ def _slice_counts(keyed, P, V):
     return level[0]
 
 
-def _shuffled(keyed, K, P, shuffle_method, within=True):
+def _shuffled(keyed, K, P, shuffle_method, within=True, keep=True):
+    """Each row moved to its slice (Dask's task shuffle on PART), each
+    slice sorted; keep=False drops fairshuf's columns there."""
     from dask.dataframe.shuffle import rearrange_by_column
     moved = rearrange_by_column(keyed, PART, npartitions=P,
                                 shuffle=shuffle_method or "tasks")
-    return moved.map_partitions(_sorted, K, within, meta=keyed._meta)
+    meta = keyed._meta if keep else _drop(keyed._meta)
+    return moved.map_partitions(_sorted, K, within, keep, meta=meta)
 
 
 def _cut(df, counts, lo, hi, strat=None, part=None, partition_info=None):
@@ -338,11 +351,11 @@ def sample(ddf, n, seed=None, *, npartitions=None, lengths=None,
     total = int(offsets[-1])
     if n is not None and n < total:
         keyed = keyed.map_partitions(_head_keys, n, meta=keyed._meta)
-    out = _shuffled(keyed, K, P, shuffle_method)
     if n is None or n >= total:
-        out = out.map_partitions(_drop, meta=_meta_out(ddf))
+        out = _shuffled(keyed, K, P, shuffle_method, keep=False)
     else:
         counts = _slice_counts(keyed, P, 1)
+        out = _shuffled(keyed, K, P, shuffle_method)
         out = out.map_partitions(_cut, counts, 0, n, meta=_meta_out(ddf))
     return _finish(out, bag)
 
@@ -480,5 +493,5 @@ def group_shuffle(ddf, by, seed=None, *, shuffle_within=False, npartitions=None,
     rank = np.empty(G, dtype=np.int64)
     rank[gorder] = np.arange(G)
     keyed = _keyed(ddf, K, offsets, P, "group", (by, seen, rank, G))
-    out = _shuffled(keyed, K, P, shuffle_method, within=bool(shuffle_within))
-    return out.map_partitions(_drop, meta=_meta_out(ddf))
+    return _shuffled(keyed, K, P, shuffle_method, within=bool(shuffle_within),
+                     keep=False)
