@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""dask_shuffle.py -- fairshuf.dask.shuffle against Dask's own uniform
-shuffle (a random column, then set_index) on a distributed.LocalCluster of
+"""dask_shuffle.py -- fairshuf.dask.shuffle (and with ignore_index=True)
+against Dask's own uniform shuffle (a random column, then set_index, which
+drops the rows' index) on a distributed.LocalCluster of
 2 worker processes (1 thread each), in the same run.
 
 For each size and round, each method gets a fresh cluster (so that a
@@ -8,8 +9,8 @@ worker's peak RSS, ru_maxrss, is that run's), the same input generated on
 the workers and persisted (N rows: an int64 id and a float64 value, in P
 partitions), and is timed from the call to its result persisted on the
 workers (fairshuf's lengths pass and Dask's quantiles pass included; the
-result is not collected to the client).  The order of the two methods
-alternates by round.  Printed per size: wall seconds and the ratio
+result is not collected to the client).  The order of the methods
+rotates by round.  Printed per size: wall seconds and the ratio
 fairshuf / Dask per round (median and min-max), the workers' CPU seconds,
 and each method's peak RSS per worker (the larger of the two workers; the
 RSS with the input alone beside it).  The machine is shared and noisy:
@@ -67,6 +68,14 @@ def fairshuf_route(ddf):
     return fd.shuffle(ddf, SEED)
 
 
+def fairshuf_noindex_route(ddf):  # the index dropped, as set_index drops it
+    return fd.shuffle(ddf, SEED, ignore_index=True)
+
+
+ROUTES = {"fairshuf": fairshuf_route, "fairshuf-noindex": fairshuf_noindex_route,
+          "dask": dask_route}
+
+
 def run(method, n, tmp):
     with dask.config.set({"temporary-directory": tmp}):
         cluster = distributed.LocalCluster(
@@ -79,11 +88,11 @@ def run(method, n, tmp):
             distributed.wait(ddf)
             before = client.run(usage)
             t0 = time.perf_counter()
-            out = (fairshuf_route if method == "fairshuf" else dask_route)(ddf).persist()
+            out = ROUTES[method](ddf).persist()
             distributed.wait(out)
             wall = time.perf_counter() - t0
             after = client.run(usage)
-            if method == "fairshuf":  # the first rows are fairshuf's first rows
+            if method != "dask":  # the first rows are fairshuf's first rows
                 head = out.get_partition(0).head(1000, npartitions=1)
                 keys = fairshuf.lines_keys(SEED, 0, n)
                 want = np.argsort(keys, kind="stable")[:len(head)]
@@ -115,28 +124,31 @@ def main():
           % (PARTS, ROUNDS, " ".join("%.2f" % x for x in os.getloadavg()),
              time.strftime("%Y-%m-%d %H:%M", time.gmtime())))
     for n in SIZES:
-        res = {"fairshuf": [], "dask": []}
+        res = {m: [] for m in ROUTES}
         for r in range(ROUNDS):
-            order = ["fairshuf", "dask"] if r % 2 == 0 else ["dask", "fairshuf"]
+            order = list(ROUTES)
+            order = order[r % len(order):] + order[:r % len(order)]  # rotates
             for m in order:
                 res[m].append(run(m, n, tmp))
-        f, d = res["fairshuf"], res["dask"]
-        ratio = [a["wall"] / b["wall"] for a, b in zip(f, d)]
-        cpu_ratio = [a["cpu"] / b["cpu"] for a, b in zip(f, d)]
+        d = res["dask"]
         print("\nN = %.0e rows (%s of input)" % (n, mb(16 * n)))
-        print("| | fairshuf.dask | Dask set_index | ratio |")
-        print("| --- | --- | --- | --- |")
-        print("| wall s | %s | %s | **%s** |" % (spread([x["wall"] for x in f]),
-              spread([x["wall"] for x in d]), spread(ratio)))
-        print("| workers' CPU s | %s | %s | %s |" % (spread([x["cpu"] for x in f]),
-              spread([x["cpu"] for x in d]), spread(cpu_ratio)))
-        print("| peak RSS per worker | %s | %s | %.2f |" % (
-            mb(statistics.median(x["peak"] for x in f)),
-            mb(statistics.median(x["peak"] for x in d)),
-            statistics.median(x["peak"] for x in f) / statistics.median(x["peak"] for x in d)))
-        print("| RSS with the input alone | %s | %s | |" % (
-            mb(statistics.median(x["input"] for x in f)),
-            mb(statistics.median(x["input"] for x in d))))
+        print("| | fairshuf.dask | ratio | fairshuf.dask, ignore_index | ratio | Dask set_index |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        f, g = res["fairshuf"], res["fairshuf-noindex"]
+        for what, key in (("wall s", "wall"), ("workers' CPU s", "cpu")):
+            print("| %s | %s | **%s** | %s | **%s** | %s |" % (
+                what, spread([x[key] for x in f]),
+                spread([a[key] / b[key] for a, b in zip(f, d)]),
+                spread([x[key] for x in g]),
+                spread([a[key] / b[key] for a, b in zip(g, d)]),
+                spread([x[key] for x in d])))
+        med = {m: statistics.median(x["peak"] for x in res[m]) for m in res}
+        print("| peak RSS per worker | %s | %.2f | %s | %.2f | %s |" % (
+            mb(med["fairshuf"]), med["fairshuf"] / med["dask"],
+            mb(med["fairshuf-noindex"]), med["fairshuf-noindex"] / med["dask"],
+            mb(med["dask"])))
+        print("| RSS with the input alone | %s | | %s | | %s |" % tuple(
+            mb(statistics.median(x["input"] for x in res[m])) for m in ROUTES))
     os.system("rm -rf " + tmp)
 
 

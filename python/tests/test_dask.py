@@ -114,6 +114,13 @@ def test_more_output_partitions_and_known_lengths(client, frame, lines_csv):
     out = fd.shuffle(ddf, SEED, npartitions=5, lengths=lengths)
     assert out.npartitions == 5
     assert ids(out.compute()) == lines_csv()
+    # ignore_index: the same rows in the same order, the index dropped in the move
+    plain = fd.shuffle(ddf, SEED, ignore_index=True)
+    first, *_ = dask.compute(plain.get_partition(0))
+    assert ids(plain.compute()) == lines_csv()
+    assert first.index.tolist() == list(range(len(first)))
+    parts = dask.compute(*fd.split(ddf, [1, 1], SEED, ignore_index=True))
+    assert [ids(p) for p in parts] == lines_csv("--split=1,1", parts=2)
 
 
 def test_bag_of_lines_equals_fairshuf_lines(client, cli):
