@@ -16,7 +16,7 @@ partition order (``ddf.compute().to_csv(f, index=False)``), are a file F,
 whatever the number of partitions and workers.  A Bag of lines (str)
 gets the order of ``fairshuf lines --seed=S`` over those lines.
 
-How (docs/distributed.md, "Dask"): record i (the global row number, from
+How (docs/beyond.md, "Dask"): record i (the global row number, from
 the partitions' lengths) has the key fs_lines_key(K, i, 0), computed in its
 own partition (fairshuf.lines_keys); keys are uniform on [0, 2^64), so the
 output partitions are fixed slices of the key space, partition d of P

@@ -132,12 +132,26 @@ def _one(K, i, level):
     return out[0]
 
 
-def _break_ties(K, rows):
-    """Order of records with equal level-0 keys: by their keys at levels
-    1, 2, ..., then by record number (the library's rule)."""
+def _break_ties(K, rows, level=1):
+    """Order of records with equal keys below `level`: by their keys at
+    levels level, level+1, ... (each computed only for records still
+    tied), then by record number after 64 levels (the library's rule)."""
     rows = [int(r) for r in rows]
-    def levels(r):
-        return tuple(int(_one(K, r, lv)) for lv in range(1, _LEVELS)) + (r,)
     if len(set(rows)) != len(rows):
         raise ValueError("lines_argsort: a record number appears twice")
-    return np.array(sorted(range(len(rows)), key=lambda j: levels(rows[j])))
+    if level >= _LEVELS:
+        return np.argsort(np.array(rows, dtype=np.uint64), kind="stable")
+    keys = [int(_one(K, r, level)) for r in rows]
+    order = sorted(range(len(rows)), key=lambda j: keys[j])
+    out, s = [], 0
+    while s < len(order):
+        e = s + 1
+        while e < len(order) and keys[order[e]] == keys[order[s]]:
+            e += 1
+        run = order[s:e]
+        if len(run) > 1:
+            sub = _break_ties(K, [rows[j] for j in run], level + 1)
+            run = [run[j] for j in sub]
+        out.extend(run)
+        s = e
+    return np.array(out, dtype=np.int64)

@@ -64,3 +64,12 @@ def test_split_sizes_are_the_librarys():
     assert rowkeys.split_sizes(7, [1, 1, 1]) == [3, 2, 2]
     with pytest.raises(ValueError):
         rowkeys.split_sizes(7, [0, 0])
+
+
+def test_ties_past_64_levels_go_by_record_number():
+    K = rowkeys.seed_key("t")
+    assert rowkeys._break_ties(K, [9, 3, 5], level=64).tolist() == [1, 2, 0]
+    k63 = [int(fairshuf.lines_keys("t", r, 1, level=63)[0]) for r in (9, 3, 5)]
+    assert rowkeys._break_ties(K, [9, 3, 5], level=63).tolist() == np.argsort(k63).tolist()
+    with pytest.raises(ValueError, match="appears twice"):
+        rowkeys._break_ties(K, [4, 4])
