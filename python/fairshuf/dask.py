@@ -221,7 +221,7 @@ def _order(df, K, within, keep):
         return df.iloc[:, cols]
     rows = df[ROW].to_numpy()
     if RANK in df.columns and not within:
-        return df.iloc[np.lexsort((rows, df[RANK].to_numpy())), cols]
+        return _take(df, np.lexsort((rows, df[RANK].to_numpy())), cols)
     keys = df[KEY].to_numpy()
     if RANK in df.columns:
         prim = df[RANK].to_numpy()
@@ -241,7 +241,19 @@ def _order(df, K, within, keep):
             e += 1
         idx = order[s:e]
         order[s:e] = idx[rowkeys._break_ties(K, rows[idx])]
-    return df.iloc[order, cols]
+    return _take(df, order, cols)
+
+
+def _take(df, order, cols):
+    """df.iloc[order, cols] without its intermediate copy of every column
+    (a slice's columns are gathered once, straight into the result)."""
+    names = df.columns[cols]
+    if not names.is_unique or isinstance(names, pd.MultiIndex):
+        return df.iloc[order, cols]
+    out = pd.DataFrame({j: df.iloc[:, c].array.take(order) for j, c in enumerate(cols)},
+                       index=df.index.take(order), copy=False)
+    out.columns = names
+    return out
 
 
 def _row_dtype(offsets):
