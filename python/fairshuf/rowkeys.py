@@ -100,8 +100,9 @@ def lines_argsort(seed, rows, keys=None, *, key=None):
     any order) in the keyed order: increasing level-0 key, equal keys by
     level 1, 2, ... (then by record number after 64 levels, as the
     library).  keys: their level-0 keys if already computed (uint64, or
-    int64 from to_signed).  O(n log n); ties cost one key per tied record
-    and level."""
+    int64 from to_signed); without them each record's key is computed on
+    its own (about a microsecond each: pass keys for many rows).
+    O(n log n); ties cost one key per tied record and level."""
     K = bytes(key) if key is not None else _key_of(seed)
     rows = np.asarray(rows, dtype=np.uint64)
     if keys is None:
