@@ -23,6 +23,7 @@ Not part of the test suite.
 """
 import os
 import resource
+import shutil
 import statistics
 import tempfile
 import time
@@ -149,7 +150,7 @@ def main():
             mb(med["dask"])))
         print("| RSS with the input alone | %s | | %s | | %s |" % tuple(
             mb(statistics.median(x["input"] for x in res[m])) for m in ROUTES))
-    os.system("rm -rf " + tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
