@@ -37,6 +37,8 @@ test=(
     python3-pytest    # the Python package's tests
     python3-pip       # tests that `pip install ./python` works offline
     python3-torch     # tests the PyTorch sampler with a real DataLoader
+    python3-dask python3-distributed python3-pandas  # fairshuf.dask and its tests (a real LocalCluster)
+    default-jdk-headless  # the Java row key's tests (examples/rowkey: a Spark UDF's building block)
     python3-wheel python3-venv  # the sdist's offline install into a fresh venv (make wheel)
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
     chromium          # the browser verifier page's tests (driven by playwright-core)

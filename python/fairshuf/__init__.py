@@ -44,7 +44,8 @@ from ._core import _version
 
 __all__ = ["shuffle", "permutation", "sample", "lines", "KeyedPermutation",
            "Generator", "default_rng", "generators", "__version__",
-           "STREAM_VERSION"]
+           "STREAM_VERSION", "lines_keys", "lines_weighted_keys",
+           "lines_argsort"]
 
 _U64_MAX = (1 << 64) - 1
 
@@ -516,3 +517,13 @@ def generators():
 
 
 STREAM_VERSION = _core._stream_version()
+
+
+
+def __getattr__(name):
+    """Row keys for other engines (fairshuf.rowkeys, docs/rowkey.md), loaded
+    on first use: they need numpy, which `import fairshuf` does not."""
+    if name in ("lines_keys", "lines_weighted_keys", "lines_argsort"):
+        from . import rowkeys
+        return getattr(rowkeys, name)
+    raise AttributeError("module 'fairshuf' has no attribute %r" % name)

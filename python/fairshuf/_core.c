@@ -762,7 +762,136 @@ static PyObject *core_stream_version(PyObject *self, PyObject *noargs)
     return PyLong_FromLong(FS_STREAM_VERSION);
 }
 
+/* ---- row keys (fairshuf.lines_keys, fairshuf.dask): the keys of
+ * `fairshuf lines --seed`'s records, docs/rowkey.md ------------------- */
+
+/* _seed_key(seed) -> the 32-byte key K of fs_seed_to_key; _groups_key(K)
+ * -> fs_lines_groups_key(K). */
+static PyObject *core_seed_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *seed;
+    if (!PyArg_ParseTuple(args, "s", &seed))
+        return NULL;
+    uint8_t K[32];
+    int rc = fs_seed_to_key(seed, K);
+    if (rc == FS_ESEED) {
+        PyErr_SetString(PyExc_ValueError, "invalid seed: empty");
+        return NULL;
+    }
+    if (rc != FS_OK)
+        return raise_status(rc, "seed");
+    return PyBytes_FromStringAndSize((const char *)K, 32);
+}
+
+static PyObject *core_groups_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer k;
+    if (!PyArg_ParseTuple(args, "y*", &k))
+        return NULL;
+    uint8_t Kg[32];
+    int rc = k.len == 32 ? fs_lines_groups_key(k.buf, Kg) : FS_EINVAL;
+    PyBuffer_Release(&k);
+    if (rc != FS_OK)
+        return raise_status(rc, "groups key");
+    return PyBytes_FromStringAndSize((const char *)Kg, 32);
+}
+
+/* _lines_keys(K, first, level, out): out (a writable buffer of count
+ * uint64) gets fs_lines_keys(K, first, level, ., count); with weights (a
+ * buffer of count doubles) out (count doubles) gets instead the --weights
+ * keys fs_weighted_key(fs_lines_key(K, first + j, 0), weights[j]). */
+static PyObject *core_lines_keys(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer k, out, w = {0};
+    uint64_t first;
+    unsigned int level;
+    PyObject *out_obj, *wobj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*O&IO|O", &k, u64_arg, &first, &level,
+                          &out_obj, &wobj))
+        return NULL;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
+        != 0) {
+        PyBuffer_Release(&k);
+        return NULL;
+    }
+    if (wobj != Py_None &&
+        PyObject_GetBuffer(wobj, &w, PyBUF_C_CONTIGUOUS) != 0) {
+        PyBuffer_Release(&out);
+        PyBuffer_Release(&k);
+        return NULL;
+    }
+    size_t count = (size_t)out.len / 8;
+    const char *bad = NULL;
+    if (k.len != 32)
+        bad = "lines_keys: the key must be 32 bytes";
+    else if (out.len % 8 != 0 || (wobj != Py_None && w.len != out.len))
+        bad = "lines_keys: buffers of 8-byte items, as many weights as keys";
+    else if (count > 0 && first + (count - 1) < first)
+        bad = "lines_keys: first + count - 1 is past 2**64 - 1";
+    if (bad == NULL) {
+        uint64_t *o = out.buf;
+        Py_BEGIN_ALLOW_THREADS
+        fs_lines_keys(k.buf, first, wobj == Py_None ? level : 0, o, count);
+        if (wobj != Py_None) {
+            const double *wt = w.buf;
+            double *d = out.buf;
+            for (size_t j = 0; j < count; j++)
+                d[j] = fs_weighted_key(o[j], wt[j]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (wobj != Py_None)
+        PyBuffer_Release(&w);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&k);
+    if (bad != NULL) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* _split_sizes(n, (w1, ..., wk)) -> (size1, ..., sizek):
+ * fs_lines_split_sizes, the sizes of `--split=W1,...,Wk` over n records. */
+static PyObject *core_split_sizes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    uint64_t n;
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O&O!", u64_arg, &n, &PyTuple_Type, &seq))
+        return NULL;
+    Py_ssize_t k = PyTuple_GET_SIZE(seq);
+    uint64_t w[64], sizes[64];
+    if (k < 1 || k > 64) {
+        PyErr_SetString(PyExc_ValueError, "split: 1 to 64 weights");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < k; i++)
+        if (!u64_arg(PyTuple_GET_ITEM(seq, i), &w[i]))
+            return NULL;
+    int rc = fs_lines_split_sizes(n, w, (size_t)k, sizes);
+    if (rc != FS_OK)
+        return raise_status(rc, "split");
+    PyObject *t = PyTuple_New(k);
+    for (Py_ssize_t i = 0; t != NULL && i < k; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(sizes[i]);
+        if (v == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
 static PyMethodDef core_methods[] = {
+    {"_seed_key", core_seed_key, METH_VARARGS, NULL},
+    {"_groups_key", core_groups_key, METH_VARARGS, NULL},
+    {"_lines_keys", core_lines_keys, METH_VARARGS, NULL},
+    {"_split_sizes", core_split_sizes, METH_VARARGS, NULL},
     {"_generators", core_generators, METH_NOARGS, NULL},
     {"_stream_version", core_stream_version, METH_NOARGS, NULL},
     {"_shuffle", core_shuffle, METH_VARARGS, NULL},
