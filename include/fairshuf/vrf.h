@@ -83,6 +83,144 @@ FS_API int fs_vrf_verify(const uint8_t pk[32], const uint8_t *alpha,
  * pi was verified already.  Errors: FS_EINVAL.  O(1). */
 FS_API int fs_vrf_proof_to_hash(const uint8_t pi[80], uint8_t beta[64]);
 
+/* ------------------------------------------------------------------------
+ * The deal of a 32-byte key
+ *
+ * The pipeline fairshuf-pf-2 deals with once its key is derived, shared by
+ * every scheme: ChaCha20 keystream under key (RFC 8439, nonce 0, counter
+ * from 0) as little-endian 64-bit words, Lemire's exact below(n), a
+ * Durstenfeld shuffle of the game's fresh deck from the back, the game's
+ * layout (docs/provably-fair.md "Roles and steps", step 3).  d is an
+ * initialised dealer (its work array is overwritten).  Errors: FS_EINVAL
+ * (NULL), FS_ENOMEM.  O(cards), no allocation but the generator's.
+ * ---------------------------------------------------------------------- */
+FS_API int fs_fair_deal_key(const uint8_t key[32], fs_dealer *d,
+                            fs_deal *out);
+
+/* ------------------------------------------------------------------------
+ * Scheme fairshuf-vrf-1 (docs/provably-fair.md, "Scheme fairshuf-vrf-1")
+ *
+ * A table: the dealer's public key, a table name, the game (name, players,
+ * decks) and the SHA-256 commitments of 1 to FS_VRF_SEATS_MAX client seeds,
+ * recorded (event "table") before any seed is revealed.  Its hands are
+ * numbered 0, 1, 2, ...; hand h is dealt from beta = VRF(sk, alpha) with
+ *   alpha = "fairshuf-vrf-1" NUL public key (64 lower-case hex) NUL table
+ *           NUL game NUL players NUL decks NUL h NUL seed1 TAB seed2 ...
+ * (numbers in decimal ASCII, no leading zeros), and the deal is
+ * fs_fair_deal_key(beta[0..32)).  A hand record (event "hand", or "void"
+ * for a hand that was proven and then not played) carries every input, the
+ * alpha, the proof and the deal, so a player checks it alone against the
+ * public key; the log's rules (fs_vrf_log_check) close the rest.
+ * ---------------------------------------------------------------------- */
+#define FS_VRF_SCHEME "fairshuf-vrf-1"
+#define FS_VRF_SEATS_MAX 10
+#define FS_VRF_NAME_MAX FS_FAIR_CLIENT_SEED_MAX /* table and seeds, bytes */
+#define FS_VRF_ALPHA_MAX                                                    \
+    (16 + 65 + (FS_VRF_NAME_MAX + 1) * (FS_VRF_SEATS_MAX + 1) + 32 + 3 * 21)
+#define FS_VRF_LINE_MAX 32768 /* bytes of one record, without '\n' */
+
+typedef enum fs_vrf_event {
+    FS_VRF_TABLE = 1, /* a table opens: key, name, game, commitments */
+    FS_VRF_HAND = 2,  /* a hand dealt */
+    FS_VRF_VOID = 3   /* a hand proven and not played (logged all the same) */
+} fs_vrf_event;
+
+/* One record of a fairshuf-vrf-1 log.  About 10 KiB: reuse it. */
+typedef struct fs_vrf_record {
+    fs_vrf_event event;
+    uint8_t public_key[32];
+    char table[FS_VRF_NAME_MAX + 1];
+    char game[32];
+    unsigned players, decks;
+    size_t nseeds;                       /* seeds (hand, void) or
+                                            commitments (table) */
+    uint8_t commitments[FS_VRF_SEATS_MAX][32];            /* table */
+    char client_seeds[FS_VRF_SEATS_MAX][FS_VRF_NAME_MAX + 1]; /* hand */
+    uint64_t hand;                                        /* hand, void */
+    uint8_t alpha[FS_VRF_ALPHA_MAX];                      /* hand, void */
+    size_t alpha_len;
+    uint8_t pi[FS_VRF_PROOF_BYTES];                       /* hand, void */
+    char deal[FS_FAIR_TSV_MAX + 1];                       /* hand, void */
+} fs_vrf_record;
+
+/* SHA-256 of a client seed's bytes: its commitment in a table record. */
+FS_API void fs_vrf_seed_commitment(const char *seed, uint8_t out[32]);
+
+/* The alpha of a hand from r's public key, table, game, players, decks,
+ * hand and client seeds (above), into alpha[0..cap); *len its length.
+ * Errors: FS_EINVAL (NULL, nseeds outside 1..FS_VRF_SEATS_MAX, a table
+ * name or seed that breaks the client seed rule of fs_fair_client_seed_ok,
+ * unknown game), FS_ERANGE (cap too small; FS_VRF_ALPHA_MAX suffices).
+ * O(size). */
+FS_API int fs_vrf_alpha(const fs_vrf_record *r, uint8_t *alpha, size_t cap,
+                        size_t *len);
+
+/* Proves and deals a hand: r holds the table, game, players (0: the
+ * game's default), decks (0: default), hand and client seeds; this sets
+ * r->public_key, alpha, pi and deal, and event = FS_VRF_HAND.  d and out
+ * are work space (out receives the deal).  Errors: FS_EINVAL (the inputs
+ * break a rule above; a table the game does not allow), FS_ENOMEM.
+ * O(size + cards), about 0.3 ms. */
+FS_API int fs_vrf_hand(const uint8_t sk[32], fs_vrf_record *r,
+                       fs_dealer *d, fs_deal *out);
+
+/* Checks one hand or void record alone: its public key is pk (when pk is
+ * not NULL), its alpha is the one of its fields, pi is a valid proof of
+ * alpha under its key, and its deal is the deal of beta.  Returns
+ * FS_FAIR_HONEST, or FS_FAIR_DISHONEST with *rule the slug ("other-key",
+ * "bad-alpha", "bad-proof", "bad-deal", "malformed") and *why a static
+ * English reason (either may be NULL).  O(size + cards), about 0.5 ms. */
+FS_API fs_fair_verdict fs_vrf_hand_check(const uint8_t *pk,
+                                         const fs_vrf_record *r,
+                                         fs_dealer *d, fs_deal *out,
+                                         const char **rule,
+                                         const char **why);
+
+/* Reads one record (line[0..len), no newline): exactly the keys of its
+ * event, values as docs/provably-fair.md says.  FS_OK, or FS_EINVAL with a
+ * static English *why (may be NULL).  O(len). */
+FS_API int fs_vrf_record_parse(const char *line, size_t len,
+                               fs_vrf_record *r, const char **why);
+
+/* Writes r in canonical form (keys in the spec's order, no spaces, no
+ * newline) into line[0..cap): its length, FS_ERANGE when it does not fit,
+ * FS_EINVAL for an unknown event.  O(size). */
+FS_API int fs_vrf_record_write(const fs_vrf_record *r, char *line,
+                               size_t cap);
+
+/* What a checker of a fairshuf-vrf-1 log reports. */
+typedef struct fs_vrf_log_result {
+    fs_fair_verdict verdict;
+    const char *rule;     /* the first finding's slug (smallest line, line 0
+                             after every line), NULL when honest */
+    size_t line;          /* its line (0: the log as a whole) */
+    char message[512];    /* its message, log bytes escaped as \xNN */
+    size_t findings;      /* findings of every kind */
+    size_t tables, hands, voids; /* records of each event read */
+    size_t proven;        /* hand and void records whose proof and deal
+                             were checked and hold */
+} fs_vrf_log_result;
+
+/* Checks a whole fairshuf-vrf-1 log (text[0..len), lines ending in '\n',
+ * the last may lack it) against the dealer's public key pk, by the rules of
+ * docs/provably-fair.md "Scheme fairshuf-vrf-1": each record well formed
+ * (else malformed, and the check stops), of pk (other-key), every hand
+ * after its table's record (order), the table's game (table-changed) and
+ * committed seeds (seed-not-committed), numbered 0, 1, 2, ... per table
+ * (hand-number: a skipped or repeated number), its alpha (bad-alpha), proof
+ * (bad-proof) and deal (bad-deal); a table name used twice
+ * (table-reused); a table abandoned with no hand before the next table
+ * (abandoned); no hand at all: empty-log (inconclusive).  mine (may be
+ * NULL, nmine records) are hand records the player received: each must be
+ * in the log with the same proof and deal (hand-missing, hand-differs).
+ * note (may be NULL) gets each finding.  FS_OK (the verdict is in *out),
+ * FS_EINVAL (NULL text, pk or out), FS_ENOMEM.  O(len + hands * cards +
+ * tables^2). */
+FS_API int fs_vrf_log_check(const char *text, size_t len,
+                            const uint8_t pk[32], const fs_vrf_record *mine,
+                            size_t nmine, fs_fair_note *note, void *ctx,
+                            fs_vrf_log_result *out);
+
 #ifdef __cplusplus
 }
 #endif
