@@ -222,6 +222,15 @@ static int record(walk *w, size_t line, const char *s, size_t len)
             FS_VRF_SCHEME, why);
         return FS_EINVAL;
     }
+    const fs_game *g = fs_game_find(w->rec->game);
+    if (g == NULL || fs_dealer_init(w->dealer, g, w->rec->players,
+                                    w->rec->decks, FS_ALG_DURSTENFELD) !=
+                         FS_OK) {
+        say(w, line, FS_FAIR_DISHONEST, "malformed", "not a %s record: %s",
+            FS_VRF_SCHEME, g ? "a table the game does not allow"
+                             : "an unknown game");
+        return FS_EINVAL;
+    }
     if (sodium_memcmp(w->rec->public_key, w->pk, 32) != 0) {
         say(w, line, FS_FAIR_DISHONEST, "other-key",
             "the record is of another public key than the dealer's");

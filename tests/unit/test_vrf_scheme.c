@@ -300,6 +300,16 @@ static void table_rules(void **state)
     assert_int_equal(fs_vrf_hand(sk, &rec, &dealer, &deal), FS_OK);
     put_hand();
     assert_string_equal(check(), "table-changed");
+    /* a table the game does not allow: malformed, the check stops */
+    honest(1);
+    hand_rec(sk, "t1", 1, 2, seeds2);
+    rec.players = 11; /* holdem: 2 to 10 */
+    put_hand();
+    hand_rec(sk, "t1", 5, 2, seeds2);
+    put_hand();
+    assert_string_equal(check(), "malformed");
+    assert_int_equal(res.line, 3);
+    assert_int_equal(res.findings, 1);
 }
 
 /* Threat: a proof for another key.  A log of another key's records; a
