@@ -196,3 +196,11 @@ EOF
     [ "$status" -eq 1 ]
     [[ "$output" == *"line 3: not a hand record"* ]]
 }
+
+@test "vrf-keygen: fails closed when the OS refuses randomness, no file left" {
+    [ -n "${FS_FAILRANDOM:-}" ] && [ -e "$FS_FAILRANDOM" ]
+    run env LD_PRELOAD="$FS_FAILRANDOM" "$F" fair vrf-keygen --key-file="$T/no.vrf-key"
+    [ "$status" -eq 1 ]
+    [ ! -e "$T/no.vrf-key" ]
+    [ -z "$(ls "$T" | grep -E 'no\.vrf-key' || true)" ]
+}
