@@ -376,41 +376,12 @@ static void note(void *ctx, size_t line, fs_fair_verdict kind,
     putchar('}');
 }
 
-/* All of a file, NUL-terminated. */
-static char *slurp(const char *what, const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (f == NULL)
-        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
-                strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    for (;;) {
-        if (text == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        n += fread(text + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *nt = realloc(text, cap *= 2);
-        if (nt == NULL)
-            free(text);
-        text = nt;
-    }
-    if (ferror(f))
-        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
-                strerror(errno));
-    if (f != stdin)
-        fclose(f);
-    text[n] = '\0';
-    *len = n;
-    return text;
-}
 
 /* The player's hand records, one a line; blank lines skipped. */
 static fs_vrf_record *my_hands(const char *path, size_t *count)
 {
     size_t len, n = 0, no = 0;
-    char *text = slurp("hands file", path, &len);
+    char *text = fair_slurp("hands file", path, &len);
     fs_vrf_record *r = NULL;
     for (char *p = text; p < text + len;) {
         char *nl = memchr(p, '\n', (size_t)(text + len - p));
@@ -449,7 +420,7 @@ static int do_check(const vrf_args *a)
     uint8_t *pk = hex_or_die("check", "public key", a->pk, 32, NULL);
     size_t n, nmine = 0;
     fs_vrf_record *mine = a->my_hands ? my_hands(a->my_hands, &nmine) : NULL;
-    char *text = slurp("log", a->log, &n);
+    char *text = fair_slurp("log", a->log, &n);
     note_ctx ctx = {json, 0};
     fs_vrf_log_result r;
     if (json)
