@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, open, verdictOf, check, PAGE_URL, FS_BIN } from './browser.mjs';
+import { pathToFileURL } from 'node:url';
+import { launch, open, verdictOf, check, PAGE_URL, FS_BIN, ROOT } from './browser.mjs';
 
 let browser, page, dir;
 before(async () => {
@@ -88,6 +89,49 @@ test('1,000 random keys and inputs: the CLI proves, the page verifies the same b
   assert.deepEqual(await pageVerify(bad), bad.map(() => null));
 });
 
+// The torsion case of include/fairshuf/vrf.h: Gamma' = x*H + T (T of order 2)
+// for RFC 9381 Example 18's key and alpha, with an even challenge (made as
+// tests/unit/test_vrf.c makes it).  An RFC-exact verifier accepts it with
+// Example 18's beta; fairshuf (the page and the CLI) refuses it.
+const TORSION_PI = '523f086ee633a9fb40fd2dc4b351218ec6c312044e6ebcb22fe92cfe8833407fdca03473d2ba9f7e9e26b652b23a2b18aea01e3231f8382b38174d7ddc15df74d1a7e6175e2bb0217816f27b91160105';
+
+test('a Gamma with a torsion component: RFC-exact valid, same beta; the page and the CLI refuse it', async () => {
+  const { ed25519 } = await import(pathToFileURL(join(ROOT, 'web/node_modules/@noble/curves/ed25519.js')).href);
+  const { sha512 } = await import(pathToFileURL(join(ROOT, 'web/node_modules/@noble/hashes/sha2.js')).href);
+  const P = ed25519.Point;
+  const hex = (h) => Uint8Array.from(Buffer.from(h, 'hex'));
+  const le = (b) => BigInt(`0x${Buffer.from(b).reverse().toString('hex') || '0'}`);
+  const [pkHex, alphaHex, , betaHex] = RFC[2];
+  const pk = hex(pkHex), pi = hex(TORSION_PI);
+  const Y = P.fromBytes(pk), G = P.fromBytes(pi.subarray(0, 32));
+  assert.equal(G.isTorsionFree(), false); // the point has a torsion component
+  const c = le(pi.subarray(32, 48)), s = le(pi.subarray(48, 80));
+  let H = null;
+  for (let ctr = 0; H === null; ctr++) {
+    const h = sha512(Buffer.concat([Buffer.from([3, 1]), pk, hex(alphaHex), Buffer.from([ctr, 0])]));
+    try { H = P.fromBytes(h.subarray(0, 32)).clearCofactor(); } catch { /* next ctr */ }
+  }
+  const U = P.BASE.multiplyUnsafe(s).subtract(Y.multiplyUnsafe(c));
+  const V = H.multiplyUnsafe(s).subtract(G.multiplyUnsafe(c));
+  const c2 = le(sha512(Buffer.concat([Buffer.from([3, 2]), ...[Y, H, G, U, V].map((p) => p.toBytes()), Buffer.from([0])])).subarray(0, 16));
+  assert.equal(c2, c, 'RFC 9381 verification accepts it');
+  const beta = sha512(Buffer.concat([Buffer.from([3, 3]), G.clearCofactor().toBytes(), Buffer.from([0])]));
+  assert.equal(Buffer.from(beta).toString('hex'), betaHex);
+  assert.deepEqual(await pageVerify([[pkHex, alphaHex, TORSION_PI]]), [null]);
+  const r = spawnSync(FS_BIN, ['fair', 'vrf-verify', `--public-key=${pkHex}`, `--alpha=${alphaHex}`, `--pi=${TORSION_PI}`]);
+  assert.equal(r.status, 3);
+});
+
+test('s + L (another encoding of the same s) is refused by the page and the CLI', async () => {
+  const [pkHex, alphaHex, piHex] = RFC[2];
+  const L = (1n << 252n) + 27742317777372353535851937790883648493n;
+  const s = BigInt(`0x${Buffer.from(piHex.slice(96), 'hex').reverse().toString('hex')}`) + L;
+  const sHex = Buffer.from(s.toString(16).padStart(64, '0'), 'hex').reverse().toString('hex');
+  const bad = piHex.slice(0, 96) + sHex;
+  assert.deepEqual(await pageVerify([[pkHex, alphaHex, bad]]), [null]);
+  assert.equal(spawnSync(FS_BIN, ['fair', 'vrf-verify', `--public-key=${pkHex}`, `--alpha=${alphaHex}`, `--pi=${bad}`]).status, 3);
+});
+
 // ---- one hand from a link ------------------------------------------------
 const SK = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
 const PK = 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a';
@@ -139,7 +183,7 @@ const pageCheck = (logText, pk = PK) => page.evaluate(async ([t, k]) => {
   return { verdict: r.verdict, rule: r.rule, line: r.line, proven: r.proven };
 }, [logText, pk]);
 
-test('fair check --public-key and the page agree on an honest vrf log and 24 tampered ones', async () => {
+test('fair check --public-key and the page agree on an honest vrf log and 27 tampered ones', async () => {
   const key = keyFile(SK, 'rfc16b');
   const other = keyFile(randomBytes(32).toString('hex'), 'other2');
   const table = (name, k = key, seeds = ['alice', 'bob']) => fs('fair', 'vrf-table', `--key-file=${k}`,
@@ -174,6 +218,9 @@ test('fair check --public-key and the page agree on an honest vrf log and 24 tam
     'malformed: upper-case hex': j(swap(honest, 1, (l) => l.replace(/"pi":"([0-9a-f]*)"/, (m, p) => `"pi":"${p.toUpperCase()}"`))),
     'malformed: players out of range': j(swap(honest, 1, (l) => l.replace('"players":2', '"players":11'))),
     'malformed: a seed with a control character': j(swap(honest, 1, (l) => l.replace('alice', 'al\\u0001ice'))),
+    'malformed: a NUL in the deal': j(swap(honest, 1, (l) => l.replace('"deal":"', '"deal":"\\u0000'))),
+    'malformed: a lone surrogate in the deal': j(swap(honest, 1, (l) => l.replace('"deal":"', '"deal":"\\ud800'))),
+    'malformed: a deal longer than any': j(swap(honest, 1, (l) => l.replace('"deal":"', `"deal":"${'As '.repeat(1100)}`))),
     'empty log': '',
     'a table and no hand': j([honest[0]]),
     'a void with a bad proof': j(swap(honest, 3, (l) => l.replace(/"pi":"(.)/, (m, c) => `"pi":"${c === '0' ? '1' : '0'}`))),

@@ -16,6 +16,7 @@ const SEATS_MAX = 10;
 const NAME_MAX = 256;
 const ALPHA_MAX = 16 + 65 + (NAME_MAX + 1) * (SEATS_MAX + 1) + 32 + 3 * 21;
 const LINE_MAX = 32768;
+const TSV_MAX = 1024 * 3 + 17; // FS_FAIR_TSV_MAX: the longest deal the C reads
 const U64_MAX = (1n << 64n) - 1n;
 
 const cat = (...parts) => {
@@ -24,6 +25,8 @@ const cat = (...parts) => {
   for (const p of parts) { out.set(p, at); at += p.length; }
   return out;
 };
+const wellFormed = (s) => (s.isWellFormed ? s.isWellFormed()
+  : !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s));
 const leInt = (b) => b.reduceRight((v, x) => (v << 8n) | BigInt(x), 0n);
 
 // string_to_point (RFC 8032 5.1.3, strict): null when it does not decode.
@@ -122,7 +125,11 @@ export function readVrfRecord(line) {
   for (const k of want) {
     if (NUMERIC.has(k) ? raw[k].n === undefined : raw[k].s === undefined)
       throw new Error(`"${k}" must be ${NUMERIC.has(k) ? 'a number' : 'a string'}`);
+    // what the C reader refuses in any string: a NUL, a lone surrogate
+    if (raw[k].s !== undefined && raw[k].s.includes('\0')) throw new Error('a NUL byte inside a string');
+    if (raw[k].s !== undefined && !wellFormed(raw[k].s)) throw new Error('a lone surrogate in a \\u escape');
   }
+  if (raw.deal && S.utf8(raw.deal.s).length > TSV_MAX) throw new Error('a string is too long');
   const r = { event, publicKey: raw.public_key.s, table: raw.table.s, game: raw.game.s };
   if (!HEX64.test(r.publicKey)) throw new Error('public_key must be 64 lower-case hex digits');
   if (clientSeedError(r.table, S.SCHEME_V2)) throw new Error('the table name breaks the client seed rule');
