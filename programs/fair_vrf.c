@@ -33,6 +33,7 @@ static const char usage_text[] =
     "[--void]\n"
     "  or:  fairshuf fair check --log=L --public-key=HEX [--my-hands=FILE]\n"
     "                          [--format=text|json]\n"
+    "  or:  fairshuf fair check --public-key=HEX --record=JSON\n"
     "A verifiable random function, ECVRF-EDWARDS25519-SHA512-TAI (RFC 9381),\n"
     "and scheme " FS_VRF_SCHEME ": every hand is dealt from the VRF's output "
     "for an\n"
@@ -65,7 +66,8 @@ static const char usage_text[] =
     "of\n"
     "            docs/provably-fair.md (first broken rule and its line); "
     "--my-hands:\n"
-    "            the hand records you received must be in it, the same.\n"
+    "            the hand records you received must be in it, the same;\n"
+    "            --record: one hand record alone (key, alpha, proof, deal).\n"
     "\n"
     "The key file holds the 32-byte RFC 8032 secret key as 64 hex digits "
     "and a\n"
@@ -101,7 +103,7 @@ int fair_vrf_wants(int argc, char **argv)
 
 typedef struct vrf_args {
     const char *key_file, *alpha, *pk, *pi, *table, *hand, *game, *log;
-    const char *my_hands, *format;
+    const char *my_hands, *format, *record;
     unsigned players, decks;
     int is_void;
     const char *seeds[FS_VRF_SEATS_MAX], *commits[FS_VRF_SEATS_MAX];
@@ -410,8 +412,44 @@ static fs_vrf_record *my_hands(const char *path, size_t *count)
     return r;
 }
 
+/* One hand record alone (--record): its key, alpha, proof and deal. */
+static int check_record(const vrf_args *a)
+{
+    static fs_vrf_record r;
+    static fs_dealer d;
+    static fs_deal deal;
+    const char *why, *rule;
+    uint8_t *pk = hex_or_die("check", "public key", a->pk, 32, NULL);
+    size_t n = strlen(a->record);
+    if (n > 0 && a->record[n - 1] == '\n')
+        n--;
+    fs_fair_verdict v = FS_FAIR_DISHONEST;
+    if (fs_vrf_record_parse(a->record, n, &r, &why) != FS_OK)
+        rule = "malformed";
+    else if (r.event == FS_VRF_TABLE) {
+        rule = "malformed";
+        why = "a table record is not a hand";
+    } else
+        v = fs_vrf_hand_check(pk, &r, &d, &deal, &rule, &why);
+    free(pk);
+    if (v == FS_FAIR_HONEST) {
+        printf("OK: hand %llu of table '%s': the proof holds under the public "
+               "key, alpha is the hand's and the deal is the deal of beta\n",
+               (unsigned long long)r.hand, r.table);
+        return CLI_OK;
+    }
+    printf("DISHONEST: rule '%s' broken: %s\n", rule, why);
+    return FAIR_DISHONEST;
+}
+
 static int do_check(const vrf_args *a)
 {
+    if (a->record) {
+        if (a->log || a->my_hands)
+            cli_die(CLI_USAGE, "fair check: --record checks one hand: --log "
+                    "and --my-hands do not apply");
+        return check_record(a);
+    }
     need("check", a->log, "log");
     int json = strcmp(a->format, "json") == 0;
     if (!json && strcmp(a->format, "text") != 0)
@@ -464,7 +502,7 @@ static int do_check(const vrf_args *a)
 }
 
 enum { O_KEY = 256, O_ALPHA, O_PK, O_PI, O_TABLE, O_HAND, O_CLIENT, O_COMMIT,
-       O_LOG, O_MINE, O_VOID };
+       O_LOG, O_MINE, O_VOID, O_RECORD };
 
 int cmd_fair_vrf(int argc, char **argv)
 {
@@ -480,6 +518,7 @@ int cmd_fair_vrf(int argc, char **argv)
         {"log", required_argument, NULL, O_LOG},
         {"my-hands", required_argument, NULL, O_MINE},
         {"void", no_argument, NULL, O_VOID},
+        {"record", required_argument, NULL, O_RECORD},
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
@@ -512,6 +551,7 @@ int cmd_fair_vrf(int argc, char **argv)
         case O_LOG: a.log = optarg; break;
         case O_MINE: a.my_hands = optarg; break;
         case O_VOID: a.is_void = 1; break;
+        case O_RECORD: a.record = optarg; break;
         case 'g': a.game = optarg; break;
         case 'p':
         case 'd': {

@@ -204,3 +204,20 @@ EOF
     [ ! -e "$T/no.vrf-key" ]
     [ -z "$(ls "$T" | grep -E 'no\.vrf-key' || true)" ]
 }
+
+@test "fair check --public-key --record: one hand alone" {
+    rec=$("$F" fair vrf-deal --key-file="$T/k.vrf-key" --table=t1 --hand=0 \
+        --game=holdem --players=2 --client-seed=alice --client-seed=bob)
+    run "$F" fair check --public-key=$PK --record="$rec"
+    [ "$status" -eq 0 ]
+    [[ "$output" == "OK: hand 0 of table 't1'"* ]]
+    run "$F" fair check --public-key=$PK --record="${rec/\"hand\":0/\"hand\":1}"
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"rule 'bad-alpha'"* ]]
+    other=$("$F" fair vrf-keygen --key-file="$T/o2.vrf-key")
+    run "$F" fair check --public-key="$other" --record="$rec"
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"rule 'other-key'"* ]]
+    run "$F" fair check --public-key=$PK --record="$rec" --log="$T/log"
+    [ "$status" -eq 2 ]
+}

@@ -146,7 +146,7 @@ async function link(record, pk = PK) {
   return { ...v, text };
 }
 
-test('?scheme=fairshuf-vrf-1&public_key=&record=: honest, and each tampered record dishonest', async () => {
+test('?scheme=fairshuf-vrf-1&public_key=&record=: honest, and each tampered record dishonest, as fair check --record says', async () => {
   const key = keyFile(SK, 'rfc16');
   const rec = hand(key, 0);
   const ok = await link(rec);
@@ -161,10 +161,16 @@ test('?scheme=fairshuf-vrf-1&public_key=&record=: honest, and each tampered reco
     [hand(other, 0), 'other-key'],
     [rec.replace('"table"', '"tablE"'), 'malformed'],
   ];
+  const cli = (r) => {
+    const x = spawnSync(FS_BIN, ['fair', 'check', `--public-key=${PK}`, `--record=${r}`], { encoding: 'utf8' });
+    return { status: x.status, rule: (/rule '([a-z-]+)'/.exec(x.stdout) || [])[1] || null };
+  };
+  assert.deepEqual(cli(rec), { status: 0, rule: null });
   for (const [r, rule] of cases) {
     const v = await link(r);
     assert.equal(v.verdict, 'dishonest', rule);
     assert.equal(v.rule, rule);
+    assert.deepEqual(cli(r), { status: 3, rule }, `fair check --record: ${rule}`);
   }
 });
 
