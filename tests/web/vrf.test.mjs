@@ -63,17 +63,21 @@ test('RFC 9381 Examples 16-18: the page gets each beta; a changed proof is refus
 });
 
 test('1,000 random keys and inputs: the CLI proves, the page verifies the same beta', async () => {
+  const { ed25519 } = await import(pathToFileURL(join(ROOT, 'web/node_modules/@noble/curves/ed25519.js')).href);
   const items = [];
   const want = [];
   // four at a time: each key file is its own, written before its proof
   for (let i = 0; i < 1000; i += 4) {
     const batch = [0, 1, 2, 3].map(async (k) => {
-      const f = keyFile(randomBytes(32).toString('hex'), `k${k}`);
+      const sk = randomBytes(32).toString('hex');
+      const f = keyFile(sk, `k${k}`);
       const alpha = randomBytes((i + k) % 48).toString('hex');
       const { stdout } = await run(FS_BIN, ['fair', 'vrf-prove', `--key-file=${f}`, `--alpha=${alpha}`]);
-      return [alpha, JSON.parse(stdout)];
+      return [sk, alpha, JSON.parse(stdout)];
     });
-    for (const [alpha, r] of await Promise.all(batch)) {
+    for (const [sk, alpha, r] of await Promise.all(batch)) {
+      // the public key is RFC 8032's, as @noble/curves derives it
+      assert.equal(Buffer.from(ed25519.getPublicKey(Buffer.from(sk, 'hex'))).toString('hex'), r.public_key);
       items.push([r.public_key, alpha, r.pi]);
       want.push(r.beta);
     }
