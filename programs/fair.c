@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "deal_out.h"
 #include "fair.h"
+#include "fair_vrf.h"
 #include "pending.h"
 
 static const char usage_text[] =
@@ -36,6 +37,11 @@ static const char usage_text[] =
     "                          --client-seed=C --nonce=N [--scheme=S] "
     "[--game=G]\n"
     "                          [--players=N] [--decks=N] [--deal=TSV]\n"
+    "  or:  fairshuf fair vrf-keygen|vrf-prove|vrf-verify|vrf-table|vrf-deal"
+    " ...\n"
+    "  or:  fairshuf fair check --log=L --public-key=HEX   (scheme "
+    "fairshuf-vrf-1:\n"
+    "                          see 'fairshuf fair vrf-deal --help')\n"
     "Provably-fair dealing by commit and reveal (scheme " FS_FAIR_SCHEME
     "; logs of\n" FS_FAIR_SCHEME_V1 " still check).  A seed period is one "
     "server seed: its commitment\n"
@@ -457,6 +463,8 @@ int cmd_fair(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
+    if (fair_vrf_wants(argc, argv)) /* scheme fairshuf-vrf-1: fair_vrf.c */
+        return cmd_fair_vrf(argc, argv);
     fair_args a = {0};
     a.format = "text";
     a.lang = "en";

@@ -58,6 +58,10 @@ void fair_log_undo(const char *path, fair_log *l, off_t size);
 
 void fair_log_close(fair_log *l);
 
+/* All of a file ("-": standard input), NUL-terminated, malloc'd; *len its
+ * length.  Dies "fair check: cannot read WHAT 'PATH': why". */
+char *fair_slurp(const char *what, const char *path, size_t *len);
+
 /* fair_check.c ---------------------------------------------------------- */
 int fair_check(const fair_args *a, fs_dealer *d);
 

@@ -18,34 +18,10 @@ static void hex_arg(const char *what, const char *s, uint8_t out[32])
                 what);
 }
 
-/* All of a file ("-": standard input), NUL-terminated. */
+/* All of a file ("-": standard input), NUL-terminated (fair_files.c). */
 static char *slurp(const char *what, const char *path, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (f == NULL)
-        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
-                strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    for (;;) {
-        if (text == NULL)
-            cli_die(CLI_FAIL, "memory exhausted");
-        n += fread(text + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *nt = realloc(text, cap *= 2);
-        if (nt == NULL)
-            free(text);
-        text = nt;
-    }
-    if (ferror(f))
-        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
-                strerror(errno));
-    if (f != stdin)
-        fclose(f);
-    text[n] = '\0';
-    *len = n;
-    return text;
+    return fair_slurp(what, path, len);
 }
 
 /* The player's deals: one a line, "NONCE<TAB>TSV" or a TSV alone (the

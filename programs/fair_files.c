@@ -254,3 +254,32 @@ void fair_log_close(fair_log *l)
     free(l->text);
     l->text = NULL;
 }
+
+char *fair_slurp(const char *what, const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (f == NULL)
+        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
+                strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    for (;;) {
+        if (text == NULL)
+            cli_die(CLI_FAIL, "memory exhausted");
+        n += fread(text + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *nt = realloc(text, cap *= 2);
+        if (nt == NULL)
+            free(text);
+        text = nt;
+    }
+    if (ferror(f))
+        cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
+                strerror(errno));
+    if (f != stdin)
+        fclose(f);
+    text[n] = '\0';
+    *len = n;
+    return text;
+}

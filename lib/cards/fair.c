@@ -9,6 +9,7 @@
 
 #include "../internal.h"
 #include "fairshuf/cards.h"
+#include "fairshuf/vrf.h"
 
 int fs_fair_server_seed(uint8_t seed[32])
 {
@@ -69,11 +70,21 @@ int fs_fair_deal_scheme(const char *scheme, const uint8_t seed[32],
         return FS_EINVAL;
     uint8_t key[32];
     int rc = fs_fair_key_scheme(scheme, seed, d, client_seed, nonce, key);
-    if (rc != FS_OK)
-        return rc;
+    if (rc == FS_OK)
+        rc = fs_fair_deal_key(key, d, out);
+    sodium_memzero(key, sizeof key);
+    return rc;
+}
+
+/* The deal of a 32-byte key: the pinned pipeline every scheme shares
+ * (docs/provably-fair.md, "Roles and steps", step 3 from the keystream on). */
+int fs_fair_deal_key(const uint8_t key[32], fs_dealer *d, fs_deal *out)
+{
+    if (key == NULL || d == NULL || out == NULL)
+        return FS_EINVAL;
+    int rc;
     char hex[65];
     fs_hex_encode(key, 32, hex);
-    sodium_memzero(key, sizeof key);
     fs_rng *rng;
     rc = fs_rng_new(&rng, "chacha20", hex);
     sodium_memzero(hex, sizeof hex);

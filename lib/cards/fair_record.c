@@ -6,6 +6,7 @@
 
 #include "../internal.h"
 #include "fairshuf/cards.h"
+#include "json_flat.h"
 
 typedef struct lex {
     const char *s;
@@ -487,4 +488,69 @@ int fs_fair_record_write(const fs_fair_record *r, char *line, size_t cap)
         return FS_ERANGE;
     line[w.n] = '\0';
     return (int)w.n;
+}
+
+/* --- shared with the other schemes' records (json_flat.h) ---------------- */
+
+int fs__json_flat(const char *line, size_t len, fs__jfield *f, size_t nf,
+                  const char **why)
+{
+    lex x = {line, 0, len, NULL};
+    for (size_t i = 0; i < nf; i++)
+        f[i].seen = 0;
+    if (line == NULL || !utf8_ok(line, len))
+        fail(&x, "the line is not valid UTF-8");
+    else if (ws(&x), expect(&x, '{', "expected a JSON object") == 0) {
+        for (;;) {
+            char key[32];
+            ws(&x);
+            if (string(&x, key, sizeof key) < 0) {
+                x.why = "expected a key (a known string)";
+                break;
+            }
+            size_t k = 0;
+            while (k < nf && strcmp(key, f[k].name) != 0)
+                k++;
+            if (k == nf) {
+                fail(&x, "an unknown key");
+                break;
+            }
+            if (f[k].seen) {
+                fail(&x, "a key given twice");
+                break;
+            }
+            f[k].seen = 1;
+            ws(&x);
+            if (expect(&x, ':', "expected ':'") != 0)
+                break;
+            ws(&x);
+            if (f[k].str ? string(&x, f[k].str, f[k].cap) < 0
+                         : integer(&x, &f[k].num) != 0)
+                break;
+            ws(&x);
+            if (x.i < len && line[x.i] == ',') {
+                x.i++;
+                continue;
+            }
+            if (expect(&x, '}', "expected ',' or '}'") != 0)
+                break;
+            ws(&x);
+            if (x.i != len)
+                fail(&x, "text after the object");
+            break;
+        }
+    }
+    if (why)
+        *why = x.why;
+    return x.why ? FS_EINVAL : FS_OK;
+}
+
+long fs__json_string(const char *s, char *out, size_t cap)
+{
+    wbuf w = {out, 0, cap, 0};
+    jstr(&w, s);
+    if (w.full)
+        return -1;
+    out[w.n] = '\0';
+    return (long)w.n;
 }

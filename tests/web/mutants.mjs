@@ -22,6 +22,13 @@ const MUTANTS = [
   ['unrevealed-is-honest', 'check.js', "const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);", "const INCONCLUSIVE = new Set(['empty-log']);", 'vectors'],
   ['verdict-attribute-early', 'main.js', '  delete v.dataset.verdict;\n  v.replaceChildren(el(\'strong\', { class: \'word\', text: \'Checking…\' }));',
     "  v.dataset.verdict = 'honest';\n  v.replaceChildren(el('strong', { class: 'word', text: 'Checking…' }));", 'page'],
+  // scheme fairshuf-vrf-1 (vrf.js): each caught by vrf.test.mjs
+  ['vrf-torsion-gamma-accepted', 'vrf.js', 'if (!inSubgroup(Y) || !inSubgroup(gamma)) return null;', 'if (!inSubgroup(Y) || gamma === null) return null;', 'vrf'],
+  ['vrf-s-not-below-l', 'vrf.js', 'if (s >= L || s === 0n || c === 0n) return null;', 'if (s === 0n || c === 0n) return null;', 'vrf'],
+  ['vrf-alpha-not-checked', 'vrf.js', 'if (S.bytesToHex(alpha) !== r.alpha) return bad(', 'if (false) return bad(', 'vrf'],
+  ['vrf-hand-number-off', 'vrf.js', 'if (r.hand !== t.next)', 'if (false)', 'vrf'],
+  ['vrf-seeds-not-committed', 'vrf.js', 'if (!committed) mark(', 'if (false) mark(', 'vrf'],
+  ['vrf-deal-from-beta-tail', 'vrf.js', 'S.shuffleWith(beta.slice(0, 32), game, decks)', 'S.shuffleWith(beta.slice(32, 64), game, decks)', 'vrf'],
 ];
 
 const only = (process.argv[2] || '').split(',').filter(Boolean);

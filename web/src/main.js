@@ -3,6 +3,8 @@
 // the hands.  It makes no network request but the log the user asks for.
 import * as S from './scheme.js';
 import { checkLog, checkOne } from './check.js';
+import { installVrf } from './vrf_page.js';
+import * as V from './vrf.js';
 
 const $ = (id) => document.getElementById(id);
 let lang = 'en';
@@ -187,10 +189,13 @@ function showOneResult(r) {
   $('results').replaceChildren(...kids.filter(Boolean));
 }
 
+let vrf = null; // scheme fairshuf-vrf-1's part of the page (vrf_page.js)
+
 function show(r) {
   last = r;
   showVerdict(r);
-  if (r.mode === 'one') showOneResult(r); else showLogResult(r);
+  if (r.mode === 'vrf' || r.mode === 'vrf-one') vrf.show(r);
+  else if (r.mode === 'one') showOneResult(r); else showLogResult(r);
 }
 
 // ---- running a check -----------------------------------------------------
@@ -232,8 +237,12 @@ async function fetchLog(url) {
   return res.text();
 }
 
+// A pasted, loaded or fetched log: a fairshuf-vrf-1 log goes to vrf.js.
+const checkAny = (text) => (vrf.isVrfLog(text) ? vrf.checkLog(text) : checkLog(text, playerInput()));
+
 // ---- start ---------------------------------------------------------------
 function start() {
+  vrf = installVrf({ el, $, badge, word, partsEl, findingsEl, partsOfTsv: S.partsOfTsv, run });
   for (const g of Object.keys(S.GAMES)) $('game').append(el('option', { value: g, text: g }));
   $('lang').addEventListener('change', () => {
     lang = $('lang').value;
@@ -244,7 +253,7 @@ function start() {
   $('tab-one').addEventListener('click', () => setMode('one'));
   $('form-log').addEventListener('submit', (e) => {
     e.preventDefault();
-    run(() => checkLog($('log').value, playerInput()));
+    run(() => checkAny($('log').value));
   });
   $('form-one').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -254,19 +263,20 @@ function start() {
     const f = $('log-file').files[0];
     if (!f) return;
     $('log').value = await f.text();
-    run(() => checkLog($('log').value, playerInput()));
+    run(() => checkAny($('log').value));
   });
   $('log-fetch').addEventListener('click', () => {
     const url = $('log-url').value.trim();
     if (!url) return;
     run(async () => {
       $('log').value = await fetchLog(url);
-      return checkLog($('log').value, playerInput());
+      return checkAny($('log').value);
     });
   });
 
   const q = new URLSearchParams(location.search);
   if (q.get('lang') === 'zh') { $('lang').value = 'zh'; lang = 'zh'; document.documentElement.lang = 'zh'; }
+  if (vrf.start(q)) return;
   const table = q.get('table');
   // A link (one hand, or a table's log) shows its result first: the inputs
   // fold away, one click brings them back.
@@ -279,7 +289,7 @@ function start() {
     $('log-url').value = `/v1/tables/${table}/log`;
     run(async () => {
       $('log').value = await fetchLog(`/v1/tables/${encodeURIComponent(table)}/log`);
-      return checkLog($('log').value, playerInput());
+      return checkAny($('log').value);
     });
     return;
   }
@@ -293,6 +303,6 @@ function start() {
 }
 
 // The checks, for scripts and the tests (the same code the page runs).
-window.fairshufVerify = { checkLog, checkOne, scheme: S };
+window.fairshufVerify = { checkLog, checkOne, scheme: S, vrf: V };
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
 else start();
