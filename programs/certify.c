@@ -82,11 +82,12 @@ static void remove_partial(void)
     partial.dir = NULL;
 }
 
-static FILE *open_in(const char *name)
+/* File `name` of the partial folder, opened with mode, or dies. */
+static FILE *open_in(const char *name, const char *mode)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", partial.dir, name);
-    FILE *f = fopen(path, "wx");
+    FILE *f = fopen(path, mode);
     if (f == NULL)
         cli_die(CLI_FAIL, "%s: %s", path, strerror(errno));
     return f;
@@ -107,11 +108,7 @@ static void close_in(FILE *f, const char *name)
 /* SHA-256 of a file of the submission, as sha256sum prints it. */
 static void sum_file(FILE *sums, const char *name)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", partial.dir, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        cli_die(CLI_FAIL, "%s: %s", path, strerror(errno));
+    FILE *f = open_in(name, "rb");
     crypto_hash_sha256_state st;
     crypto_hash_sha256_init(&st);
     unsigned char buf[1 << 16], h[32];
@@ -119,7 +116,7 @@ static void sum_file(FILE *sums, const char *name)
     while ((got = fread(buf, 1, sizeof buf, f)) > 0)
         crypto_hash_sha256_update(&st, buf, got);
     if (ferror(f))
-        cli_die(CLI_FAIL, "%s: read error", path);
+        cli_die(CLI_FAIL, "%s/%s: read error", partial.dir, name);
     fclose(f);
     crypto_hash_sha256_final(&st, h);
     char hex[65];
@@ -187,10 +184,10 @@ static void collect(cert_run *r, fs_dealer *d, fs_rng *rng,
         cli_die(CLI_FAIL, "memory exhausted (--raw-bytes=%llu)",
                 r->raw_bytes);
     fs_rng_bytes(rng, *raw, r->raw_bytes);
-    FILE *f = open_in("raw.bin");
+    FILE *f = open_in("raw.bin", "wx");
     fwrite(*raw, 1, r->raw_bytes, f);
     close_in(f, "raw.bin");
-    f = open_in("decks.tsv");
+    f = open_in("decks.tsv", "wx");
     static char buf[1 << 20];
     setvbuf(f, buf, _IOFBF, sizeof buf);
     fs_deal *deal = malloc(sizeof *deal);
@@ -254,15 +251,15 @@ static void judge(cert_run *r, const fs_dealer *d, const fs_cert_tally *t,
 
 static void write_reports(const cert_run *r)
 {
-    FILE *f = open_in("report.json");
+    FILE *f = open_in("report.json", "wx");
     if (cert_report_json(f, r) != 0)
         cli_die(CLI_FAIL, "report.json: write error");
     close_in(f, "report.json");
-    f = open_in("report.html");
+    f = open_in("report.html", "wx");
     if (cert_report_html(f, r) != 0)
         cli_die(CLI_FAIL, "report.html: write error");
     close_in(f, "report.html");
-    f = open_in("SHA256SUMS");
+    f = open_in("SHA256SUMS", "wx");
     static const char *const files[] = {"raw.bin", "decks.tsv", "report.json",
                                         "report.html"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
