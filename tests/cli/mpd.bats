@@ -11,7 +11,7 @@ setup_file() {
     load mpd_server
     mpd_have || skip
     export D=$(mktemp -d)
-    mpd_music "$D" 9 0.6 3
+    mpd_music "$D" 9 20 3
     mpd_start "$D"
     echo "$MPD_PID" > "$D/mpd.pid"
     export MPD_HOST MPD_PORT MPD_DIR
@@ -131,18 +131,25 @@ fill() { local i; for i in "$@"; do mpc -q add "s$i.flac"; done; }
     [[ $output == *"Usage: fairshuf mpd"* ]]
 }
 
-# The songs MPD played since mark (its log, log_level verbose: `played
-# "FILE"`, written when the song ends), one a line; a song resumed after a
-# restart counts once.
-mark() { start=$(grep -c 'played "' "$D/log" || true); }
-played() { grep -o 'played "[^"]*"' "$D/log" | tail -n +$((start + 1)) | sed 's/^played "//; s/"$//' | uniq; }
-wait_played() { # n: until n songs were played (30 s at most)
+# run's tests move MPD on with `next` (songs of 20 s never end by
+# themselves), each time once fairshuf has followed the last change (its
+# state changed), and record the song MPD plays then.
+wait_state() { # old state text: until the state differs (10 s at most)
     local i
-    for i in $(seq 300); do [ "$(played | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done
-    echo "only $(played | wc -l) played: $(played | tr '\n' ' ')"; cat "$D/run.err"; return 1
+    for i in $(seq 200); do [ "$(cat "$D/st" 2>/dev/null)" != "$1" ] && return 0; sleep 0.05; done
+    echo "fairshuf did not follow:"; cat "$D/run.err"; return 1
+}
+now() { mpc current -f %file% >> "$D/seq"; }
+advance() { # k: k times `mpc next`
+    local k old
+    for k in $(seq "$1"); do
+        old=$(cat "$D/st"); mpc -q next; wait_state "$old"; now
+    done
+}
+edit() { # mpc command...: a change fairshuf follows
+    local old; old=$(cat "$D/st"); mpc -q "$@"; wait_state "$old"
 }
 start_run() { # args...: fairshuf mpd run in the background, placed once
-    rm -f "$D/st.tmp"
     "$B" mpd --state="$D/st" "$@" run 2>>"$D/run.err" &
     run_pid=$!
     local i
@@ -152,69 +159,61 @@ start_run() { # args...: fairshuf mpd run in the background, placed once
 distinct() { sort | uniq | wc -l; }
 
 @test "run: every song once per cycle, no repeat at the boundary, with a removal, an addition and a play-next insert" {
-    rm -f "$D"/st*; : > "$D/run.err"
+    rm -f "$D"/st* "$D/seq"; : > "$D/run.err"
     fill 1 2 3 4 5 6
-    mark
     start_run --seed=run
-    mpc -q play
-    wait_played 3
-    mpc -q pause
-    played > "$D/before"
-    cur=$(mpc current -f %file%)
+    edit play; now
+    advance 2
+    cur=$(tail -n 1 "$D/seq")
     # remove a song not played yet and not the one placed next; add s7 at
     # the end; insert s8 after the current one ("play next")
     pos=$(mpc current -f %position%)
-    gone=$(queue | awk -v p="$pos" 'NR > p + 1' | grep -vxF -f "$D/before" | head -n 1)
+    gone=$(queue | awk -v p="$pos" 'NR > p + 1' | grep -vxF -f "$D/seq" | head -n 1)
     [ -n "$gone" ]
-    mpc -q del "$(queue | grep -nxF "$gone" | cut -d: -f1)"
-    mpc -q add s7.flac
-    mpc -q insert s8.flac
-    sleep 0.2
-    mpc -q play
-    wait_played 14 # the cycle (6 - 1 + 2 songs) and the next one
-    played | head -n 14 > "$D/seq"
-    cat "$D/seq" | tr '\n' ' ' >&3; echo "(removed $gone)" >&3
+    edit del "$(queue | grep -nxF "$gone" | cut -d: -f1)"
+    edit add s7.flac
+    edit insert s8.flac
+    advance 11 # the rest of the cycle (6 - 1 + 2 songs) and the next one
+    { tr '\n' ' ' < "$D/seq"; echo "(removed $gone)"; } >&3
     # s8 right after the song playing when it was inserted
-    [ "$(grep -nxF "$cur" "$D/seq" | head -n 1 | cut -d: -f1)" -eq $(( $(grep -nx s8.flac "$D/seq" | head -n 1 | cut -d: -f1) - 1 )) ]
-    # each cycle: its 7 songs once; the removed never again
+    [ "$(sed -n 4p "$D/seq")" = s8.flac ]
+    # each cycle: its 7 songs once; the removed never
     [ "$(head -n 7 "$D/seq" | distinct)" -eq 7 ]
     [ "$(tail -n 7 "$D/seq" | distinct)" -eq 7 ]
     [ "$(head -n 7 "$D/seq" | sort)" = "$(tail -n 7 "$D/seq" | sort)" ]
-    ! tail -n +$(( $(wc -l < "$D/before") + 1 )) "$D/seq" | grep -qxF "$gone"
+    ! grep -qxF "$gone" "$D/seq"
     # the boundary: the last song of a cycle does not open the next
     [ "$(sed -n 7p "$D/seq")" != "$(sed -n 8p "$D/seq")" ]
 }
 
-@test "run: a song picked by hand starts a cycle; survives restarts of itself and of MPD" {
-    rm -f "$D"/st*; : > "$D/run.err"
+@test "run: survives restarts of itself and of MPD; a song picked by hand starts a cycle" {
+    rm -f "$D"/st* "$D/seq"; : > "$D/run.err"
     fill 1 2 3 4 5 6
-    mark
     start_run --seed=again
-    mpc -q play
-    wait_played 2
+    edit play; now
+    advance 1
     # fairshuf restarts: the player goes on from its state
     kill "$run_pid"; wait "$run_pid" || true
     start_run --seed=again
-    wait_played 4
+    advance 2
     # MPD restarts (its state file keeps the queue and the song): fairshuf
-    # reconnects with back-off
+    # reconnects with back-off and goes on
     mpd_restart
     echo "$MPD_PID" > "$D/mpd.pid"
+    for i in $(seq 100); do grep -q "connected again" "$D/run.err" && break; sleep 0.1; done
+    grep -q "connected again" "$D/run.err"
+    sleep 0.3
     mpc -q play
-    wait_played 9 # the 6 of the first cycle, 3 of the next
-    played | head -n 9 > "$D/seq"
+    advance 5 # the first cycle's last 2 and 3 of the next
     { tr '\n' ' ' < "$D/seq"; echo; } >&3
     [ "$(head -n 6 "$D/seq" | distinct)" -eq 6 ]
     [ "$(tail -n 3 "$D/seq" | distinct)" -eq 3 ]
     [ "$(sed -n 6p "$D/seq")" != "$(sed -n 7p "$D/seq")" ] # the boundary
-    grep -q "connected again" "$D/run.err"
     # a pick by hand: the song starts a cycle, which plays every song once
-    mpc -q pause
-    mark
     pick=$(queue | head -n 1)
-    mpc -q play 1
-    wait_played 6
-    played | head -n 6 > "$D/seq"
+    : > "$D/seq"
+    edit play 1; now
+    advance 5
     [ "$(head -n 1 "$D/seq")" = "$pick" ]
     [ "$(distinct < "$D/seq")" -eq 6 ]
 }
