@@ -30,6 +30,8 @@ static const char usage_text[] =
     "                       to N/3 when larger)\n"
     "      --state=STATE    keep a player in the file STATE and do ACTION:\n"
     "                         next, prev, current   step, print the item\n"
+    "                         peek                  print what next would\n"
+    "                                               play, without stepping\n"
     "                         seek=I                position I of the cycle\n"
     "                         seek-item=ITEM        start a cycle at ITEM\n"
     "                         queue ITEM...         play ITEM(s) next\n"
@@ -299,6 +301,10 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
         if (rc == FS_ERANGE)
             cli_die(CLI_FAIL, "prev: nothing was played before this item "
                               "(that this player kept)");
+    } else if (strcmp(action, "peek") == 0) {
+        rc = fs_player_peek(p, &item);
+        if (rc == FS_ERANGE)
+            cli_die(CLI_FAIL, "peek: no item can be played");
     } else if (strcmp(action, "current") == 0) {
         rc = fs_player_current(p, &item);
         if (rc == FS_ERANGE)
@@ -321,7 +327,7 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
             cli_die(CLI_FAIL, "seek: the item at %llu was removed from the "
                     "list", (unsigned long long)pos);
     } else {
-        cli_error("invalid action '%s': expected next, prev, current, "
+        cli_error("invalid action '%s': expected next, prev, current, peek, "
                   "seek=I, seek-item=ITEM or queue ITEM...", action);
         cli_try_help("playlist", CLI_USAGE);
     }

@@ -14,11 +14,12 @@
 --   spread=no     folder: keep entries of one folder apart
 --   seed=         a seed (reproducible orders; default: a key from the OS)
 --
--- How: when an entry starts, the script tells the player (`seek-item` if
--- it is not the one the player chose: a pick by hand starts a cycle
--- there), asks it for the next entry (`next`) and moves that entry right
--- after the current one, so mpv plays it next -- whatever mpv's own
--- shuffle and loop settings.  The list given to fairshuf is the playlist's
+-- How: when an entry starts, the player follows (`next` if it is the
+-- entry the player chose, else `seek-item`: a pick by hand starts a cycle
+-- there), the script asks it for the next entry without stepping (`peek`)
+-- and moves that entry right after the current one, so mpv plays it next
+-- -- whatever mpv's own shuffle and loop settings.  A new player first
+-- switches mpv to its cycle's first entry.  The list given to fairshuf is the playlist's
 -- paths sorted, so the moves do not look like edits; added and removed
 -- entries do, and the player plays the added later in the cycle and skips
 -- the removed (never a replay).
@@ -61,8 +62,8 @@ local function write_list(list)
 end
 
 -- Runs fairshuf playlist LIST --state=STATE ACTION; its output's first
--- line (a TSV row) or nil.
-local function fairshuf(action)
+-- line (a TSV row) or nil (quiet: no message on failure).
+local function fairshuf(action, quiet)
     local st = state_path()
     local args = { o.bin, "playlist", st .. ".tsv", "--state=" .. st }
     if o.spread == "folder" then args[#args + 1] = "--spread=folder" end
@@ -71,11 +72,18 @@ local function fairshuf(action)
     local r = mp.command_native({ name = "subprocess", args = args,
                                   capture_stdout = true, capture_stderr = true,
                                   playback_only = false })
-    if r.status ~= 0 then
-        mp.msg.error("fairshuf " .. action .. ": " .. (r.stderr or "failed"))
+    if r == nil or r.status ~= 0 then
+        if not quiet then
+            mp.msg.error("fairshuf " .. action .. ": " ..
+                         ((r and r.stderr) or "failed"))
+        end
         return nil
     end
     return (r.stdout or ""):match("^([^\n]*)")
+end
+
+local function path_of(out)
+    return out and out:match("^([^\t]*)")
 end
 
 local function index_of(list, path)
@@ -85,23 +93,45 @@ local function index_of(list, path)
     return nil
 end
 
+-- The player follows what mpv plays: on to the next (the entry it chose
+-- started), nothing (it is the current one, e.g. after a restart), or a
+-- cycle that starts there (a pick by hand: seek-item).
+local function follow(path)
+    if path == planned then return fairshuf("next") end
+    local cur = fairshuf("current", true)
+    if path_of(cur) == path then return cur end
+    if path_of(fairshuf("peek")) == path then return fairshuf("next") end
+    return fairshuf("seek-item=" .. row(path))
+end
+
 local function place()
     if not o.enabled then return end
     local list = mp.get_property_native("playlist") or {}
     local pos = mp.get_property_number("playlist-pos", -1)
     if pos < 0 or #list < 1 then return end
     local path = list[pos + 1].filename
+    local f = io.open(state_path(), "r")
+    local fresh = f == nil
+    if f then f:close() end
     write_list(list)
-    if path ~= planned then
-        -- a pick by hand, or the first entry: a cycle starts there
-        if fairshuf("seek-item=" .. row(path)) == nil then return end
+    if fresh and planned == nil then
+        -- a new player: mpv plays the first entry of its first cycle
+        local first = path_of(fairshuf("peek"))
+        local j = first and index_of(list, first)
+        if j and j ~= pos then
+            planned = first
+            mp.set_property_number("playlist-pos", j)
+            return false
+        end
     end
+    local ok = follow(path)
     planned = nil
-    if #list < 2 then return end
-    local nxt = fairshuf("next")
-    if nxt == nil then return end
-    local npath = nxt:match("^([^\t]*)")
+    if ok == nil or #list < 2 then return end
+    local npath = path_of(fairshuf("peek"))
+    if npath == nil then return end
     local j = index_of(list, npath)
+    mp.msg.verbose(string.format("playing %s (entry %d of %d); next %s (entry %s)",
+                                 path, pos, #list, npath, tostring(j)))
     if j == nil or j == pos then return end
     if j ~= pos + 1 then
         mp.commandv("playlist-move", tostring(j), tostring(pos + 1))
@@ -109,10 +139,11 @@ local function place()
     planned = npath
 end
 
--- After each start: the entry placed next (or none), broadcast as
+-- After each start (but the one a new player switches away from): the
+-- entry placed next (or none), broadcast as
 -- `script-message fairshuf-placed PATH` for other scripts and IPC clients.
 local function on_start()
-    place()
+    if place() == false then return end -- switched: that entry's start
     mp.commandv("script-message", "fairshuf-placed", planned or "")
 end
 

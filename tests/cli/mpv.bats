@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # contrib/mpv/fairshuf.lua in a real, headless mpv (null audio and video,
 # an IPC socket): shuffle play through `fairshuf playlist --state`, every
-# entry once per cycle through two cycles, no repeat at the boundary.  The songs last 20 s: tests/cli/mpv_drive.py moves mpv on
+# entry once per cycle through two cycles, no repeat at the boundary, exactly fairshuf's order; folder spread.
+# The songs last 20 s: tests/cli/mpv_drive.py moves mpv on
 # with playlist-next once the script says it placed the next entry.
 
 setup() {
@@ -14,11 +15,13 @@ setup() {
         sox -q -n -r 8000 -c 1 -b 16 "$D/a/s$i.flac" synth 20 sine $((300 + 20 * i))
         sox -q -n -r 8000 -c 1 -b 16 "$D/b/t$i.flac" synth 20 sine $((500 + 20 * i))
     done
-    ls "$D"/a/*.flac "$D"/b/*.flac > "$D/list"
+    # relative paths (mpv runs in D): the same list, the same orders, in
+    # every run of the test
+    (cd "$D" && ls a/*.flac b/*.flac > list)
 }
 
 teardown() {
-    grep -h "fairshuf" "$D/mpv.log" 2>/dev/null | grep -i "error" | head -5 || true
+    [ -n "${BATS_TEST_COMPLETED:-}" ] || grep -h "fairshuf\]\|playlist-\|Run command: quit" "$D/mpv.log" | grep -v "\]\[d\]\[fairshuf\]" | tail -40 >&3 || true
     [ -z "${mpv_pid:-}" ] || { kill "$mpv_pid" 2>/dev/null; wait "$mpv_pid" 2>/dev/null; } || true
     rm -rf "$D"
 }
@@ -27,17 +30,19 @@ teardown() {
 start_mpv() {
     local opts="fairshuf-bin=$B,fairshuf-state=$D/st$1"
     shift
-    mpv --no-config --idle=yes --ao=null --vo=null --no-terminal \
+    (cd "$D" && exec mpv --no-config --idle=yes --ao=null --vo=null --no-terminal \
         --input-ipc-server="$D/sock" --script="$BATS_TEST_DIRNAME/../../contrib/mpv/fairshuf.lua" \
-        --script-opts="$opts" --log-file="$D/mpv.log" &
+        --script-opts="$opts" --log-file="$D/mpv.log") &
     mpv_pid=$!
 }
 
 distinct() { sort -u | wc -l; }
+# adjacent entries of one folder (a or b)
+adjacent() { sed "s|$D/||; s|/.*||" | awk 'NR > 1 && $0 == p { a++ } { p = $0 } END { print a + 0 }'; }
 
 @test "mpv script: every entry once per cycle over two cycles, no repeat at the boundary" {
-    start_mpv ",fairshuf-seed=loop"
-    python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 12 "$D/list" > "$D/seq"
+    start_mpv ",fairshuf-seed=loop,fairshuf-spread=no"
+    python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 12 list > "$D/seq"
     sed "s|$D/||" "$D/seq" | tr '\n' ' ' >&3; echo >&3
     [ "$(wc -l < "$D/seq")" -eq 12 ]
     [ "$(head -n 6 "$D/seq" | distinct)" -eq 6 ]
@@ -45,12 +50,33 @@ distinct() { sort -u | wc -l; }
     [ "$(sed -n 6p "$D/seq")" != "$(sed -n 7p "$D/seq")" ]
     # the second cycle is another order
     [ "$(head -n 6 "$D/seq")" != "$(tail -n 6 "$D/seq")" ]
+    # exactly fairshuf's order of the list (the playlist's paths sorted)
+    [ "$(cat "$D/seq")" = "$("$B" playlist "$D/st.tsv" --seed=loop --cycles=2 | tail -n +2 | cut -f1)" ]
+    # the control of the spread test below: 6 pairs of one folder side by
+    # side
+    [ "$(adjacent < "$D/seq")" -gt 2 ]
+}
+
+@test "mpv script: spread=folder plays the player's spread order: fewer entries of one folder side by side" {
+    start_mpv "-spread,fairshuf-seed=sp,fairshuf-spread=folder"
+    python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 12 list > "$D/seq"
+    sed "s|$D/||" "$D/seq" | tr '\n' ' ' >&3; echo >&3
+    [ "$(head -n 6 "$D/seq" | distinct)" -eq 6 ]
+    [ "$(tail -n 6 "$D/seq" | distinct)" -eq 6 ]
+    # exactly what the player gives, stepped by the CLI on a new state
+    for i in $(seq 12); do
+        "$B" playlist "$D/st-spread.tsv" --state="$D/replay" --spread=folder --seed=sp next | cut -f1
+    done > "$D/replay.seq"
+    [ "$(cat "$D/seq")" = "$(cat "$D/replay.seq")" ]
+    # 3 and 3 in 12: 2 pairs side by side (a plain shuffle: 4 expected;
+    # the plain order of the first test, the control, has 6)
+    [ "$(adjacent < "$D/seq")" -le 2 ]
 }
 
 @test "mpv script: without it mpv plays the playlist in its order (the control)" {
-    mpv --no-config --idle=yes --ao=null --vo=null --no-terminal \
-        --input-ipc-server="$D/sock" &
+    (cd "$D" && exec mpv --no-config --idle=yes --ao=null --vo=null --no-terminal \
+        --input-ipc-server="$D/sock") &
     mpv_pid=$!
     # no fairshuf-placed message ever comes: the driver gives up
-    run ! timeout 5 python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 2 "$D/list"
+    run ! timeout 5 python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 2 list
 }
