@@ -520,19 +520,6 @@ static int field_orders(const pl_list *l, const double *w, const uint64_t *g,
     return CLI_OK;
 }
 
-/* A 64-bit tag of a field name, kept in the state (BLAKE2b-128's first 8
- * bytes, big-endian). */
-static uint64_t name_tag(const char *name)
-{
-    uint8_t h[16];
-    crypto_generichash(h, 16, (const unsigned char *)name, strlen(name), NULL,
-                       0);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | h[i];
-    return v;
-}
-
 int cmd_playlist(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -621,7 +608,7 @@ int cmd_playlist(int argc, char **argv)
         else
             g = read_groups(&l, f);
         so.order = weights ? FS_PLAYER_WEIGHTS : FS_PLAYER_SPREAD;
-        so.field = name_tag(field);
+        so.field = fs_player_field_tag(field);
         so.field_name = field;
         so.weight = wt;
         so.group = g;
