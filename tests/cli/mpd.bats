@@ -186,7 +186,7 @@ distinct() { sort | uniq | wc -l; }
     [ "$(sed -n 7p "$D/seq")" != "$(sed -n 8p "$D/seq")" ]
 }
 
-@test "run: survives restarts of itself and of MPD; a song picked by hand starts a cycle" {
+@test "run: survives restarts of itself and of MPD; MPD's previous steps back; a song picked by hand starts a cycle" {
     rm -f "$D"/st* "$D/seq"; : > "$D/run.err"
     fill 1 2 3 4 5 6
     start_run --seed=again
@@ -209,6 +209,11 @@ distinct() { sort | uniq | wc -l; }
     [ "$(head -n 6 "$D/seq" | distinct)" -eq 6 ]
     [ "$(tail -n 3 "$D/seq" | distinct)" -eq 3 ]
     [ "$(sed -n 6p "$D/seq")" != "$(sed -n 7p "$D/seq")" ] # the boundary
+    # MPD's previous: the song played before; then on to the one left
+    edit prev; now
+    [ "$(tail -n 1 "$D/seq")" = "$(sed -n 8p "$D/seq")" ]
+    advance 1
+    [ "$(tail -n 1 "$D/seq")" = "$(sed -n 9p "$D/seq")" ]
     # a pick by hand: the song starts a cycle, which plays every song once
     pick=$(queue | head -n 1)
     : > "$D/seq"
