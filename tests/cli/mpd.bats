@@ -136,30 +136,30 @@ fill() { local i; for i in "$@"; do mpc -q add "s$i.flac"; done; }
 # state changed), and record the song MPD plays then.
 wait_state() { # old state text: until the state differs (10 s at most)
     local i
-    for i in $(seq 200); do [ "$(cat "$D/st" 2>/dev/null)" != "$1" ] && return 0; sleep 0.05; done
+    for i in $(seq 200); do [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] && return 0; sleep 0.05; done
     echo "fairshuf did not follow:"; cat "$D/run.err"; return 1
 }
 now() { mpc current -f %file% >> "$D/seq"; }
 advance() { # k: k times `mpc next`
     local k old
     for k in $(seq "$1"); do
-        old=$(cat "$D/st"); mpc -q next; wait_state "$old"; now
+        old=$(cat "$D/run/st"); mpc -q next; wait_state "$old"; now
     done
 }
 edit() { # mpc command...: a change fairshuf follows
-    local old; old=$(cat "$D/st"); mpc -q "$@"; wait_state "$old"
+    local old; old=$(cat "$D/run/st"); mpc -q "$@"; wait_state "$old"
 }
 start_run() { # args...: fairshuf mpd run in the background, placed once
-    "$B" mpd --state="$D/st" "$@" run 2>>"$D/run.err" &
+    "$B" mpd --state="$D/run/st" "$@" run 2>>"$D/run.err" &
     run_pid=$!
     local i
-    for i in $(seq 100); do [ -s "$D/st" ] && break; sleep 0.05; done
-    [ -s "$D/st" ]
+    for i in $(seq 100); do [ -s "$D/run/st" ] && break; sleep 0.05; done
+    [ -s "$D/run/st" ]
 }
 distinct() { sort | uniq | wc -l; }
 
 @test "run: every song once per cycle, no repeat at the boundary, with a removal, an addition and a play-next insert" {
-    rm -f "$D"/st* "$D/seq"; : > "$D/run.err"
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
     fill 1 2 3 4 5 6
     start_run --seed=run
     edit play; now
@@ -187,7 +187,7 @@ distinct() { sort | uniq | wc -l; }
 }
 
 @test "run: survives restarts of itself and of MPD; MPD's previous steps back; a song picked by hand starts a cycle" {
-    rm -f "$D"/st* "$D/seq"; : > "$D/run.err"
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
     fill 1 2 3 4 5 6
     start_run --seed=again
     edit play; now
@@ -221,4 +221,35 @@ distinct() { sort | uniq | wc -l; }
     advance 5
     [ "$(head -n 1 "$D/seq")" = "$pick" ]
     [ "$(distinct < "$D/seq")" -eq 6 ]
+}
+
+@test "run --spread=artist and --weights=sticker:NAME: spread cycles; weight 0 never plays" {
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    fill 1 2 3 4 5 6 7 8 9 # 3 artists, 3 songs each
+    start_run --seed=sp --spread=artist
+    edit play; now
+    advance 17 # two cycles
+    { tr '\n' ' ' < "$D/seq"; echo; } >&3
+    [ "$(head -n 9 "$D/seq" | distinct)" -eq 9 ]
+    [ "$(tail -n 9 "$D/seq" | distinct)" -eq 9 ]
+    queue '%file%\t%artist%' > "$D/artists"
+    adj=$(awk -F'\t' 'NR == FNR { a[$1] = $2; next } FNR > 1 && a[$1] == p { n++ } { p = a[$1] } END { print n + 0 }' "$D/artists" "$D/seq")
+    echo "# adjacent same-artist pairs in 18 plays: $adj (plain: 4 expected)" >&3
+    [ "$adj" -le 1 ]
+    kill "$run_pid"; wait "$run_pid" || true; run_pid=
+    # weights: s2 weighs 0; s1 10 and s3 0.5 (stickers of the first test),
+    # s4 has none (--default-weight: 1)
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; mpc -q stop; mpc -q clear; fill 1 2 3 4
+    mpc sticker s2.flac set rating 0
+    start_run --seed=w --weights=sticker:rating
+    edit play; now
+    advance 5 # two cycles of the 3 songs that can play
+    { tr '\n' ' ' < "$D/seq"; echo; } >&3
+    ! grep -qx s2.flac "$D/seq"
+    [ "$(head -n 3 "$D/seq" | distinct)" -eq 3 ]
+    [ "$(tail -n 3 "$D/seq" | distinct)" -eq 3 ]
+    # a state made with --spread is refused with --weights
+    kill "$run_pid"; wait "$run_pid" || true; run_pid=
+    run -1 "$B" mpd --state="$D/run/st" --seed=w --spread=artist run
+    [[ $output == *"the state was made with another order"* ]]
 }
