@@ -67,6 +67,7 @@ static enum mpd_tag_type spread_tag(const char *name)
 int main(int argc, char **argv)
 {
     cli_atexit_close_stdout();
+    argv[0] = (char *)cli_prog; /* getopt's messages read "fairshuf: ..." */
     static const struct option opts[] = {
         {"host", required_argument, NULL, 'H'},
         {"port", required_argument, NULL, 'p'},
