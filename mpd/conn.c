@@ -10,10 +10,17 @@
 #include "cli.h"
 #include "mpd.h"
 
+int mq_refused;
+
 void mq_error(struct mpd_connection *c, char *why, size_t cap)
 {
     const char *m = mpd_connection_get_error_message(c);
     snprintf(why, cap, "%s", m && *m ? m : "connection lost");
+    mq_refused = mpd_connection_get_error(c) == MPD_ERROR_SERVER &&
+                 (mpd_connection_get_server_error(c) ==
+                      MPD_SERVER_ERROR_PERMISSION ||
+                  mpd_connection_get_server_error(c) ==
+                      MPD_SERVER_ERROR_PASSWORD);
     mpd_connection_clear_error(c);
 }
 

@@ -55,8 +55,11 @@ int mq_read(struct mpd_connection *c, const mq_opts *o, mq_queue *q,
             char *why, size_t cap);
 void mq_free(mq_queue *q);
 
-/* why[] <- MPD's error message; clears it if it can be cleared. */
+/* why[] <- MPD's error message; clears it if it can be cleared; sets
+ * mq_refused when MPD refused a password or a permission (retrying cannot
+ * help). */
 void mq_error(struct mpd_connection *c, char *why, size_t cap);
+extern int mq_refused;
 
 /* The subcommands. */
 int mq_shuffle(const mq_opts *o);

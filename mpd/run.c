@@ -479,7 +479,7 @@ int mq_run(const mq_opts *o)
     crypto_generichash(r.tag, 16, (const unsigned char *)tagname,
                        strlen(tagname), NULL, 0);
     lock_state(r.state);
-    unsigned delay = 0;
+    unsigned delay = 0; /* ms; grows while MPD keeps failing */
     int down = 0;
     char why[512];
     for (;;) {
@@ -498,7 +498,6 @@ int mq_run(const mq_opts *o)
         if (down)
             note("MPD at %s: %s", where, "connected again");
         down = 0;
-        delay = 0;
         r.have_planned = r.have_cur = 0; /* song ids may be new */
         free(r.prev);
         r.prev = NULL;
@@ -507,6 +506,8 @@ int mq_run(const mq_opts *o)
         int random_on = st && mpd_status_get_random(st);
         if (st)
             mpd_status_free(st);
+        else
+            mq_error(c, why, sizeof why);
         if (random_on) {
             /* once, at the start: fairshuf chooses the order */
             random_on = !mpd_run_random(c, false);
@@ -515,6 +516,7 @@ int mq_run(const mq_opts *o)
         }
         int ok = st != NULL && sync_mpd(&r, c, 0, why, sizeof why) == 0;
         while (ok) {
+            delay = 0; /* a whole look at MPD worked */
             enum mpd_idle ev = mpd_run_idle_mask(
                 c, MPD_IDLE_QUEUE | MPD_IDLE_PLAYER | MPD_IDLE_OPTIONS |
                        (o->weights ? MPD_IDLE_STICKER : 0));
@@ -535,12 +537,14 @@ int mq_run(const mq_opts *o)
             random_on = rnd;
             ok = sync_mpd(&r, c, random_on, why, sizeof why) == 0;
         }
-        if (!ok && st == NULL)
-            mq_error(c, why, sizeof why);
         mpd_connection_free(c);
+        if (mq_refused) /* a password or a permission: retrying cannot help */
+            cli_die(CLI_FAIL, "MPD at %s: %s", where, why);
+        /* gone, or a command refused (a song deleted as it was moved):
+         * look again, waiting longer each time it fails at once */
         note("MPD at %s: %s (reconnecting)", where, why);
         down = 1;
-        delay = 100;
+        delay = delay ? (delay * 2 > 5000 ? 5000 : delay * 2) : 100;
         nap(delay);
     }
     free(def);

@@ -119,6 +119,12 @@ fill() { local i; for i in "$@"; do mpc -q add "s$i.flac"; done; }
     echo wrong > "$D/pw"
     run -1 "$B" mpd --password-file="$D/pw" shuffle
     [[ $output == "fairshuf: MPD at "*": password refused: "* ]]
+    # run: a refused password ends it; an MPD not there is retried
+    mkdir -p "$D/err"
+    run -1 "$B" mpd --password-file="$D/pw" --state="$D/err/st" run
+    [[ $output == "fairshuf: MPD at "*": password refused: "* ]]
+    run -124 timeout 2 "$B" mpd --port=$port --state="$D/err/st" run
+    [[ $output == "fairshuf: MPD at 127.0.0.1:$port: "*"(retrying)" ]]
     run -1 "$B" mpd --password-file="$D/none" shuffle
     [[ $output == *"$D/none: No such file or directory"* ]]
     run -2 "$B" mpd --spread=genre shuffle
