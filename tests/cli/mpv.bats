@@ -21,7 +21,7 @@ setup() {
 }
 
 teardown() {
-    [ -n "${BATS_TEST_COMPLETED:-}" ] || grep -h "fairshuf\]\|playlist-\|Run command: quit" "$D/mpv.log" | grep -v "\]\[d\]\[fairshuf\]" | tail -40 >&3 || true
+    [ -n "${BATS_TEST_COMPLETED:-}" ] || grep -h "fairshuf\]\|playlist-\|Run command: quit" "$D/mpv.log" 2>/dev/null | grep -v "\]\[d\]\[fairshuf\]" | tail -40 >&3 || true
     [ -z "${mpv_pid:-}" ] || { kill "$mpv_pid" 2>/dev/null; wait "$mpv_pid" 2>/dev/null; } || true
     rm -rf "$D"
 }
@@ -79,4 +79,18 @@ adjacent() { sed "s|$D/||; s|/.*||" | awk 'NR > 1 && $0 == p { a++ } { p = $0 } 
     mpv_pid=$!
     # no fairshuf-placed message ever comes: the driver gives up
     run ! timeout 5 python3 "$BATS_TEST_DIRNAME/mpv_drive.py" "$D/sock" 2 list
+}
+
+@test "fairshuf playlist --state peek (what the script plans with): next's item, the state unchanged" {
+    seq 1 7 | sed 's/^/song/' > "$D/l.txt"
+    "$B" playlist "$D/l.txt" --state="$D/p" --seed=pk next >/dev/null
+    for _ in $(seq 9); do
+        cp "$D/p" "$D/p.before"
+        a=$("$B" playlist "$D/l.txt" --state="$D/p" peek)
+        cmp "$D/p" "$D/p.before"
+        [ "$("$B" playlist "$D/l.txt" --state="$D/p" peek)" = "$a" ]
+        [ "$("$B" playlist "$D/l.txt" --state="$D/p" next)" = "$a" ]
+    done
+    run -2 "$B" playlist "$D/l.txt" --state="$D/p" peek extra
+    run -2 "$B" playlist "$D/l.txt" peek
 }
