@@ -274,17 +274,22 @@ static long prev_offset(const runner *r, unsigned id, int *found)
 
 /* Songs the user put right after the current one since the last look
  * (new entries, or entries moved there -- not those that only slid up
- * because the song planned there moved away): "play next". */
+ * because the song planned there moved further down): "play next".  One
+ * song between the current and the planned one is always the user's pick
+ * (moving it up or the planned song down by one gives the same queue). */
 static void play_next(runner *r)
 {
     long cur = r->q.current;
-    for (size_t k = (size_t)cur + 1; k < r->q.n; k++) {
+    size_t k = (size_t)cur + 1, end = k;
+    while (end < r->q.n && r->q.s[end].id != r->planned)
+        end++;
+    if (end == r->q.n)
+        return; /* the planned song is gone: nothing was put before it */
+    for (; k < end; k++) {
         const mq_song *s = &r->q.s[k];
-        if (s->id == r->planned)
-            return;
         int found;
         long was = prev_offset(r, s->id, &found), now = (long)k - cur;
-        if (found && (was == now || was == now + 1))
+        if (found && (was == now || (was == now + 1 && end - cur > 2)))
             return; /* where it was, or slid up: not the user's pick */
         cli_check(fs_player_queue(r->p, r->pos_item[k]), "queue");
     }

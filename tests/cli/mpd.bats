@@ -259,3 +259,20 @@ distinct() { sort | uniq | wc -l; }
     run -1 "$B" mpd --state="$D/run/st" --seed=w --spread=artist run
     [[ $output == *"the state was made with another order"* ]]
 }
+
+@test "run: a song the user moves right after the current one plays next, once in the cycle" {
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    fill 1 2 3 4 5 6
+    start_run --seed=move
+    edit play; now
+    advance 1
+    pos=$(mpc current -f %position%)
+    # an unplayed song that is not the one placed next
+    pick=$(queue | awk -v p="$pos" 'NR > p + 1' | grep -vxF -f "$D/seq" | head -n 1)
+    from=$(queue | grep -nxF "$pick" | cut -d: -f1)
+    edit move "$from" $((pos + 1))
+    advance 4 # the rest of the cycle
+    tr '\n' ' ' < "$D/seq" >&3; echo "(moved $pick)" >&3
+    [ "$(sed -n 3p "$D/seq")" = "$pick" ]
+    [ "$(distinct < "$D/seq")" -eq 6 ]
+}
