@@ -9,6 +9,7 @@
 # edit here: lib/**.c -> libfairshuf, programs/*.c -> fairshuf, service/*.c -> fairshuf-serve,
 # common/*.c (option parsing, JSON writing, pending outputs: what the CLI, the
 # service and fairshuf-mpi share) -> each of them,
+# mpd/*.c -> fairshuf-mpd (where libmpdclient is found),
 # tests/unit/test_*.c -> one cmocka binary each, tests/cli/*.bats -> bats.
 
 CC       ?= cc
@@ -307,6 +308,25 @@ install-mpi: install $(BUILD)/fairshuf-mpi
 	install -m 755 $(BUILD)/fairshuf-mpi $(DESTDIR)$(PREFIX)/bin/
 endif
 
+# ---- optional: fairshuf-mpd (mpd/), built when libmpdclient is found ----
+# `fairshuf mpd` runs it from beside itself (programs/serve_exec.c), so the
+# other subcommands do not load libmpdclient and fairshuf builds without
+# it.  It links the CLI's state-file helpers (programs/playlist_state.c).
+MPDCLIENT := $(shell pkg-config --exists libmpdclient 2>/dev/null && echo yes)
+ifeq ($(MPDCLIENT),yes)
+MPD_SRC  := $(sort $(wildcard mpd/*.c))
+MPD_OBJ  := $(MPD_SRC:%.c=$(BUILD)/obj/%.o)
+$(MPD_OBJ): ALL_CFLAGS += -Iprograms $(shell pkg-config --cflags libmpdclient)
+$(BUILD)/obj/mpd/%.o: mpd/%.c $(HEADERS) mpd/mpd.h
+$(BUILD)/fairshuf-mpd: $(MPD_OBJ) $(BUILD)/obj/programs/playlist_state.o \
+                       $(BUILD)/obj/common/cli.o $(BUILD)/obj/common/pending.o \
+                       $(BUILD)/libfairshuf.a
+	@echo "  LD      $@"
+	@$(CC) $(SANLD) -o $@ $^ $(shell pkg-config --libs libmpdclient) $(LDLIBS)
+all: $(BUILD)/fairshuf-mpd
+INSTALL_MPD := $(BUILD)/fairshuf-mpd
+endif
+
 # cppcheck as gcc on x86-64 Linux compiles it (one configuration: what the
 # suite tests), with C11's _Noreturn spelled so that cppcheck knows cli_die
 # and its kind end the program.  False positives are suppressed inline
@@ -317,7 +337,7 @@ LINT_DEFS = -D__GNUC__=12 -D__x86_64__ -D__SSE2__ -D__linux__ \
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	    --inline-suppr $(LINT_DEFS) -Iinclude -Ilib -Icommon -Impi \
-	    lib common programs service mpi examples
+	    lib common programs service mpi mpd examples
 
 bench: all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD))
@@ -341,7 +361,13 @@ install: all
 	install -m 755 $(BUILD)/libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf libfairshuf.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfairshuf.so
-	install -m 755 $(BUILD)/fairshuf $(BUILD)/fairshuf-serve $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/fairshuf $(BUILD)/fairshuf-serve $(INSTALL_MPD) $(DESTDIR)$(PREFIX)/bin/
+	# the mpv script (docs/playlist.md "In MPD and mpv") and the systemd
+	# user unit of `fairshuf mpd run`
+	install -d $(DESTDIR)$(PREFIX)/share/fairshuf/mpv $(DESTDIR)$(PREFIX)/lib/systemd/user
+	install -m 644 contrib/mpv/fairshuf.lua $(DESTDIR)$(PREFIX)/share/fairshuf/mpv/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' contrib/systemd/fairshuf-mpd.service.in \
+	    > $(DESTDIR)$(PREFIX)/lib/systemd/user/fairshuf-mpd.service
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	# The verifier page, where `fairshuf serve` looks for it (built by `make web`).
 	if test -f $(WEB_PAGE); then install -d $(DESTDIR)$(PREFIX)/share/fairshuf/web && \
@@ -358,7 +384,8 @@ install-shuf-link: install
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/fairshuf.h $(DESTDIR)$(PREFIX)/lib/libfairshuf.* \
-	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/bin/fairshuf-serve $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
+	    $(DESTDIR)$(PREFIX)/bin/fairshuf $(DESTDIR)$(PREFIX)/bin/fairshuf-serve $(DESTDIR)$(PREFIX)/bin/fairshuf-mpd \
+	    $(DESTDIR)$(PREFIX)/lib/systemd/user/fairshuf-mpd.service $(DESTDIR)$(PREFIX)/lib/pkgconfig/fairshuf.pc \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/fairshuf*.1
 	rm -rf $(DESTDIR)$(PREFIX)/include/fairshuf $(DESTDIR)$(PREFIX)/lib/cmake/fairshuf \
 	    $(DESTDIR)$(PREFIX)/share/fairshuf

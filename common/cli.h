@@ -87,5 +87,6 @@ int cmd_certify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_playlist(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_mpd(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
     {"bench", cmd_bench, "performance against std::shuffle, GSL, GNU shuf"},
     {"playlist", cmd_playlist, "shuffle play: next, previous, cycles"},
     {"serve", cmd_serve, "provably-fair dealing service over HTTP/JSON"},
+    {"mpd", cmd_mpd, "fairshuf's shuffle in MPD: shuffle the queue, or drive it"},
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

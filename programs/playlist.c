@@ -30,6 +30,8 @@ static const char usage_text[] =
     "                       to N/3 when larger)\n"
     "      --state=STATE    keep a player in the file STATE and do ACTION:\n"
     "                         next, prev, current   step, print the item\n"
+    "                         peek                  print what next would\n"
+    "                                               play, without stepping\n"
     "                         seek=I                position I of the cycle\n"
     "                         seek-item=ITEM        start a cycle at ITEM\n"
     "                         queue ITEM...         play ITEM(s) next\n"
@@ -344,6 +346,10 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
         if (rc == FS_ERANGE)
             cli_die(CLI_FAIL, "prev: nothing was played before this item "
                               "(that this player kept)");
+    } else if (strcmp(action, "peek") == 0) {
+        rc = fs_player_peek(p, &item);
+        if (rc == FS_ERANGE)
+            cli_die(CLI_FAIL, "peek: no item can be played");
     } else if (strcmp(action, "current") == 0) {
         rc = fs_player_current(p, &item);
         if (rc == FS_ERANGE)
@@ -369,7 +375,7 @@ static int step(const step_opts *so, const char *action, const pl_list *l)
             cli_die(CLI_FAIL, "seek: the item at %llu was removed from the "
                     "list", (unsigned long long)pos);
     } else {
-        cli_error("invalid action '%s': expected next, prev, current, "
+        cli_error("invalid action '%s': expected next, prev, current, peek, "
                   "seek=I, seek-item=ITEM or queue ITEM...", action);
         cli_try_help("playlist", CLI_USAGE);
     }
@@ -579,19 +585,6 @@ static int field_orders(const pl_list *l, const double *w, const uint64_t *g,
     return CLI_OK;
 }
 
-/* A 64-bit tag of a field name, kept in the state (BLAKE2b-128's first 8
- * bytes, big-endian). */
-static uint64_t name_tag(const char *name)
-{
-    uint8_t h[16];
-    crypto_generichash(h, 16, (const unsigned char *)name, strlen(name), NULL,
-                       0);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | h[i];
-    return v;
-}
-
 int cmd_playlist(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -700,7 +693,7 @@ int cmd_playlist(int argc, char **argv)
         else
             g = read_groups(&l, f);
         so.order = weights ? FS_PLAYER_WEIGHTS : FS_PLAYER_SPREAD;
-        so.field = name_tag(field);
+        so.field = fs_player_field_tag(field);
         so.field_name = field;
         so.weight = wt;
         so.group = g;

@@ -18,6 +18,7 @@ build=(
     libmicrohttpd-dev # fairshuf serve: the HTTP server
     libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
     libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
+    libmpdclient-dev  # fairshuf mpd (fairshuf-mpd; the rest builds without)
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -44,6 +45,9 @@ test=(
     chromium          # the browser verifier page's tests (driven by playwright-core)
     curl              # fairshuf serve's tests (HTTP calls)
     nodejs            # fairshuf serve's Node client example (built-in fetch)
+    mpd mpc           # fairshuf mpd's tests: a real MPD, and mpc to drive it
+    mpv               # the mpv script's tests (contrib/mpv/fairshuf.lua)
+    sox flac          # the MPD and mpv tests' generated songs (sox, metaflac tags)
 )
 # Node.js and npm build the browser verifier page (make web: npm ci, esbuild)
 # and run its tests; any node >= 18 with npm will do, so Debian's are added

@@ -288,6 +288,31 @@ FS_API int fs_player_queue(fs_player *p, size_t item);
 FS_API int fs_player_save(const fs_player *p, char *out, size_t cap,
                           size_t *len);
 
+/* A deep copy of p (its list, record and queue): the copy steps on its
+ * own.  FS_EINVAL, FS_ENOMEM.  O(n + the record). */
+FS_API int fs_player_clone(const fs_player *p, fs_player **out);
+
+/* What fs_player_next() would give now, without stepping (on a copy): a
+ * player driving another program (MPD, mpv) tells it the next song in
+ * advance and steps only when that song is really played.  Errors as
+ * fs_player_next(), FS_ENOMEM.  O(n) (the copy) plus next's cost. */
+FS_API int fs_player_peek(const fs_player *p, size_t *item);
+
+/* The 64-bit tag of a field name that fs_player_create() keeps as `field`
+ * (the state's order=spread-HEX16 / weights-HEX16): the first 8 bytes of
+ * BLAKE2b-128 (unkeyed) of name, big-endian.  O(strlen(name)). */
+FS_API uint64_t fs_player_field_tag(const char *name);
+
+/* Group numbers for fs_spread_order() and fs_player_set_list() from each
+ * item's field value text[i] (len[i] bytes; text[i] may be NULL when
+ * len[i] is 0): equal values get equal numbers, numbered 0, 1, ... in
+ * increasing bytewise order of the values (docs/stream.md §6), so the
+ * same values give the same spread order as `fairshuf playlist
+ * --spread`.  FS_EINVAL (NULL arrays with n > 0), FS_ENOMEM.
+ * O(n log n) comparisons. */
+FS_API int fs_spread_groups(size_t n, const char *const *text,
+                            const size_t *len, uint64_t *group);
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,14 +110,14 @@ examples() {
 }
 
 @test "newcomer: every --help fits 80 columns and names the manual" {
-    for sub in lines perm rng deal fair attack verify bench serve; do
+    for sub in lines perm rng deal fair attack verify bench serve mpd; do
         run "$F" "$sub" --help
         [ "$status" -eq 0 ]
         while IFS= read -r l; do
             [ "${#l}" -le 80 ] || { echo "$sub: ${#l} columns: $l"; return 1; }
         done <<< "$output"
     done
-    for sub in perm rng deal fair attack verify bench serve; do
+    for sub in perm rng deal fair attack verify bench serve mpd; do
         run "$F" "$sub" --help
         [[ "${lines[-1]}" == "Manual: man "* ]]
     done
@@ -175,7 +175,7 @@ err() {
 
 @test "newcomer: errors of every subcommand: fairshuf: what: why, usage 2" {
     bats_require_minimum_version 1.5.0
-    for sub in perm rng deal fair attack verify bench serve; do
+    for sub in perm rng deal fair attack verify bench serve mpd; do
         err 2 "unrecognized option '--bogus'" "$sub" --bogus
     done
     err 1 "unrecognized option '--bogus'" lines --bogus   # GNU shuf's status
