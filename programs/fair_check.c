@@ -61,9 +61,9 @@ static fs_fair_seen *my_deals(const char *path, char **keep, size_t *count)
         char *nl = memchr(p, '\n', (size_t)(text + len - p));
         char *end = nl ? nl : text + len;
         no++;
-        if (end > p && end[-1] == '\r')
-            end--;
-        if (end > p) {
+        /* blank: nothing but a CR; the TSV keeps its CR, which
+         * fs_deal_parse ignores (one CR, as the spec says) */
+        if (end > p && !(end == p + 1 && *p == '\r')) {
             size_t digits = strspn(p, "0123456789");
             uint64_t nonce = next;
             char *tsv = p;
@@ -130,6 +130,43 @@ static void check_note(void *ctx, size_t line, fs_fair_verdict kind,
     out_byte(c->o, '}');
 }
 
+/* What the player's evidence showed, said only of what they gave:
+ * "; what you gave: your commitment is period 2's, your client seed is its,
+ * your 3 deals are in it, the same". */
+static void player_said(const fair_args *a, size_t nmine,
+                        const fs_fair_log_result *r)
+{
+    if (!a->commitment && !a->client && nmine == 0)
+        return;
+    printf("; what you gave: ");
+    if (a->commitment || a->client) {
+        printf("your %s is period %zu's", a->commitment ? "commitment"
+                                                        : "client seed",
+               r->player_period);
+        if (a->commitment && a->client)
+            printf(", your client seed is its");
+        if (nmine)
+            printf(", your %zu deal%s in it, the same", nmine,
+                   nmine == 1 ? " is" : "s are");
+    } else
+        printf("your %zu deal%s in period %zu (the last with a deal), the "
+               "same", nmine, nmine == 1 ? " is" : "s are", r->player_period);
+}
+
+/* The deals of the player's period they did not see (not a rule: other
+ * players may have had them; a dealer who burns deals leaves them too). */
+static void unseen_note(const fs_fair_log_result *r)
+{
+    if (r->unseen_before + r->unseen_between == 0)
+        return;
+    size_t n = r->unseen_before + r->unseen_between;
+    printf("note: period %zu has %zu deal%s you did not see (%zu before "
+           "your first, %zu between yours): if you played alone, the dealer "
+           "dealt %s without showing you (a dealer may burn deals until one "
+           "suits it)\n", r->player_period, n, n == 1 ? "" : "s",
+           r->unseen_before, r->unseen_between, n == 1 ? "it" : "them");
+}
+
 static int check_log(const fair_args *a)
 {
     uint8_t commitment[32];
@@ -193,6 +230,12 @@ static int check_log(const fair_args *a)
         out_u64(o, r.deals);
         out_str(o, ",\"checked\":");
         out_u64(o, r.checked);
+        out_str(o, ",\"player_period\":");
+        out_u64(o, r.player_period);
+        out_str(o, ",\"unseen_before\":");
+        out_u64(o, r.unseen_before);
+        out_str(o, ",\"unseen_between\":");
+        out_u64(o, r.unseen_between);
         out_str(o, ",\"findings\":[");
         out_str(o, buf);
         out_str(o, "]}\n");
@@ -205,23 +248,37 @@ static int check_log(const fair_args *a)
                r.findings, r.findings == 1 ? "" : "s", r.periods,
                r.periods == 1 ? "" : "s", r.deals, r.deals == 1 ? "" : "s",
                r.checked);
-    else if (status == FAIR_INCONCLUSIVE && strcmp(r.rule, "empty-log") == 0)
-        printf("INCONCLUSIVE: the log has no deal: nothing was checked "
-               "(%zu period%s)\n", r.periods, r.periods == 1 ? "" : "s");
-    else if (status == FAIR_INCONCLUSIVE)
-        printf("INCONCLUSIVE: no rule broken in %zu period%s, but the last "
-               "is not revealed yet: %zu deal%s not checked; %zu deal%s "
-               "checked\n", r.periods, r.periods == 1 ? "" : "s",
-               r.unrevealed, r.unrevealed == 1 ? "" : "s", r.checked,
-               r.checked == 1 ? "" : "s");
-    else
-        printf("OK: %zu period%s, %zu deal%s: every rule of the scheme holds, "
-               "every seed is its commitment and every deal the one the "
-               "seeds give%s\n", r.periods, r.periods == 1 ? "" : "s",
-               r.checked, r.checked == 1 ? "" : "s",
-               a->client || a->commitment || nmine
-                   ? "; your commitment, client seed and deals are in it"
-                   : "");
+    else {
+        unseen_note(&r);
+        if (status == FAIR_INCONCLUSIVE && strcmp(r.rule, "empty-log") == 0)
+            printf("INCONCLUSIVE: the log has no deal: nothing was checked "
+                   "(%zu period%s)\n", r.periods, r.periods == 1 ? "" : "s");
+        else if (status == FAIR_INCONCLUSIVE &&
+                 strcmp(r.rule, "no-commitment") == 0) {
+            printf("INCONCLUSIVE: every rule of the log holds (%zu period%s, "
+                   "%zu deal%s checked)", r.periods, r.periods == 1 ? "" : "s",
+                   r.checked, r.checked == 1 ? "" : "s");
+            player_said(a, nmine, &r);
+            printf(", but without the commitment you were shown before you "
+                   "chose your client seed nothing shows this log is your "
+                   "table: a dealer that opens many tables with your client "
+                   "seed can show you the one whose deals it likes; check "
+                   "again with --commitment\n");
+        } else if (status == FAIR_INCONCLUSIVE)
+            printf("INCONCLUSIVE: no rule broken in %zu period%s, but the "
+                   "last is not revealed yet: %zu deal%s not checked; %zu "
+                   "deal%s checked\n", r.periods, r.periods == 1 ? "" : "s",
+                   r.unrevealed, r.unrevealed == 1 ? "" : "s", r.checked,
+                   r.checked == 1 ? "" : "s");
+        else {
+            printf("OK: %zu period%s, %zu deal%s: every rule of the scheme "
+                   "holds, every seed is its commitment and every deal the "
+                   "one the seeds give", r.periods, r.periods == 1 ? "" : "s",
+                   r.checked, r.checked == 1 ? "" : "s");
+            player_said(a, nmine, &r);
+            printf("\n");
+        }
+    }
     return status;
 }
 

@@ -613,6 +613,14 @@ typedef struct fs_fair_log_result {
     char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
     char game[32];              /* empty when not fixed yet (pf-1) */
     unsigned players, decks;
+    /* The player's period (1-based; 0: the player gave nothing, or no
+     * period is theirs) and, when they gave
+     * deals, how many of its deals they did not see: before their first
+     * nonce, and between their first and last.  Not a rule: other players
+     * of the table may have had them; a dealer who burns deals until one
+     * suits it leaves them too. */
+    size_t player_period;
+    size_t unseen_before, unseen_between;
 } fs_fair_log_result;
 
 /* Checks a whole log (text[0..len), lines ending in '\n'; the last may

@@ -146,8 +146,8 @@ export function readRecord(line) {
 export const RULES = ['malformed', 'order', 'recommitted', 'client-seed-reused',
   'client-seed-changed', 'table-changed', 'nonce', 'bad-reveal', 'empty-period', 'bad-deal',
   'client-seed-mismatch', 'deal-differs', 'commitment-not-found', 'deal-missing',
-  'unrevealed', 'empty-log'];
-const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);
+  'unrevealed', 'empty-log', 'no-commitment'];
+const INCONCLUSIVE = new Set(['unrevealed', 'empty-log', 'no-commitment']);
 
 // The first broken rule: a dishonest finding before an inconclusive one,
 // then the smallest line (0, the log as a whole, after every line), then
@@ -164,20 +164,57 @@ function firstOf(findings) {
   return best;
 }
 
-// checkLog(text, {commitment, clientSeed, deals}) ->
+// The lines of a log: a string (pasted), or its bytes (a file, a fetched
+// log) split at each LF (0x0A) and each decoded as strict UTF-8 -- an
+// invalid byte, an overlong form (C0 80), a surrogate (CESU-8) is a
+// malformed line, and a byte order mark is kept, so that a log starting
+// with one is malformed as in the spec (never decode a log leniently).  A
+// CR is no line break.  The last line may lack its LF.
+const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function splitLines(input) {
+  let lines = [];
+  if (typeof input === 'string') lines = input.split('\n');
+  else {
+    const b = input instanceof Uint8Array ? input : new Uint8Array(input);
+    let at = 0;
+    for (;;) {
+      const nl = b.indexOf(0x0a, at);
+      lines.push(b.subarray(at, nl < 0 ? b.length : nl));
+      if (nl < 0) break;
+      at = nl + 1;
+    }
+  }
+  if (lines.length && lines[lines.length - 1].length === 0) lines.pop();
+  return lines;
+}
+
+function lineText(line) {
+  if (typeof line === 'string') return line;
+  try {
+    return STRICT.decode(line);
+  } catch {
+    throw new Error('the line is not valid UTF-8');
+  }
+}
+
+// The log's text as a person reads it (a file shown in the text box).
+export function logText(input) {
+  return typeof input === 'string' ? input : new TextDecoder('utf-8', { ignoreBOM: true }).decode(input);
+}
+
+// checkLog(input, {commitment, clientSeed, deals}) ->
 //   {verdict, rule, line, message, findings[], periods[], deals[], checked}
 // findings: {rule, line, message} in the order found (log rules by line,
 // then the player's).  periods: {index, scheme, firstLine, lastLine,
 // commitment, game, players, decks, clientSeed, revealed, verdict, rule, deals[]}.
 // deals: {line, nonce, rec, verdict, rule, parts, computed}.
-export async function checkLog(text, player = {}) {
+export async function checkLog(input, player = {}) {
   const findings = [];
   const add = (rule, line, message, owner) => {
     findings.push({ rule, line, message });
     if (owner && !owner.rule) { owner.rule = rule; owner.line = line; }
   };
-  const lines = text.split('\n');
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const lines = splitLines(input);
   const periods = [];
   const allDeals = [];
   const result = { findings, periods, deals: allDeals, lines: lines.length, stopped: 0 };
@@ -194,7 +231,7 @@ export async function checkLog(text, player = {}) {
     const no = k + 1;
     let rec;
     try {
-      rec = readRecord(lines[k]);
+      rec = readRecord(lineText(lines[k]));
     } catch (e) {
       // A line that is not a record stops the check: what follows cannot
       // be placed in a period.
@@ -337,7 +374,19 @@ function playerChecks(result, player, add) {
       add('client-seed-mismatch', 0, `no period of the log has your client seed ${JSON.stringify(seed)}`);
       return;
     }
-  } else target = periods[periods.length - 1] || null;
+  } else {
+    // neither: the last period that has a deal (a server's log after a
+    // rotation ends with the next period's commit), else the last
+    for (let i = periods.length; i-- > 0 && !target;) if (periods[i].deals.length) target = periods[i];
+    target = target || periods[periods.length - 1] || null;
+  }
+  // Without the commitment the player saw, nothing ties this log to the
+  // table they were shown: a dealer can open many tables with their client
+  // seed and show the one whose deals it likes (docs/provably-fair.md).
+  if (!commitment && (seed !== undefined || theirs.length))
+    add('no-commitment', 0, 'without the commitment you were shown before you chose your client seed, ' +
+      'this check cannot tell that this log is the table you were shown: a dealer that opens many ' +
+      'tables with your client seed can show you the one whose deals it likes. Give the commitment');
   if (!target) {
     if (theirs.length)
       add('deal-missing', 0, `the log has no period: your deal at nonce ${theirs[0].nonce} is not in it`);
@@ -355,6 +404,7 @@ function playerChecks(result, player, add) {
   if (!theirs.length) return;
   result.playerPeriod = target;
   result.playerDeals = [];
+  result.unseen = unseen(target, theirs);
   for (const { nonce, tsv } of theirs) {
     const d = target.deals.find((x) => x.nonce === nonce);
     const mine = { nonce, tsv, logDeal: d || null, verdict: 'same' };
@@ -372,17 +422,45 @@ function playerChecks(result, player, add) {
   }
 }
 
-// The deals the player saw: one per line, as `fair deal --format=tsv`
-// prints them; a line may start with its nonce and a tab ("7<TAB>…": a card
-// or tile code is never all digits), else the lines are nonces 0, 1, 2, ….
+// The period's deals the player did not see: before their first nonce and
+// between their first and last (a dealer who burns deals until one suits
+// it shows the player only that one).  {before, between}: the nonces of
+// those deal records, ascending (the counts are the CLI's unseen_*).
+function unseen(p, theirs) {
+  const seen = new Set(theirs.map((d) => d.nonce));
+  let lo = null;
+  let hi = null;
+  for (const n of seen) {
+    if (lo === null || n < lo) lo = n;
+    if (hi === null || n > hi) hi = n;
+  }
+  const before = [];
+  const between = [];
+  for (const d of p.deals) {
+    if (seen.has(d.nonce)) continue;
+    if (d.nonce < lo) before.push(d.nonce);
+    else if (d.nonce < hi) between.push(d.nonce);
+  }
+  const up = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return { before: before.sort(up), between: between.sort(up) };
+}
+
+// The deals the player saw: one per line (a final CR ignored), as `fair
+// deal --format=tsv` prints them; a line may start with its nonce (decimal
+// digits, leading zeros allowed) and a tab ("7<TAB>…": a card or tile code
+// is never all digits), else the lines are nonces 0, 1, 2, …; blank lines
+// are skipped.  Throws Error on a nonce above 2^64-1 (the CLI refuses it).
 export function seenDeals(lines) {
   const out = [];
   let next = 0n;
+  let no = 0;
   for (const raw of lines) {
-    const line = raw.replace(/\r?\n$/, '').replace(/\r$/, '');
-    if (line.trim() === '') continue;
-    const m = /^(0|[1-9][0-9]*)\t(.*)$/s.exec(line);
+    no++;
+    const line = raw.replace(/\n$/, '').replace(/\r$/, '');
+    if (line === '') continue;
+    const m = /^([0-9]+)\t(.*)$/s.exec(line);
     const nonce = m ? BigInt(m[1]) : next;
+    if (nonce > U64_MAX) throw new Error(`your deals, line ${no}: nonce ${m[1]} is above 2^64-1`);
     out.push({ nonce, tsv: m ? m[2] : line });
     next = nonce + 1n;
   }
