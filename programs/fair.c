@@ -88,6 +88,16 @@ static const char usage_text[] =
 enum { OPT_SEED_FILE = 256, OPT_SEED, OPT_COMMIT, OPT_CLIENT, OPT_NONCE,
        OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME };
 
+uint64_t fair_nonce_or_die(const char *sub, const char *s)
+{
+    uint64_t v = cli_u64_or_die("nonce", s);
+    if (v == UINT64_MAX)
+        cli_die(CLI_USAGE, "fair %s: invalid nonce: '%s': 0 to 2^64-2 (a "
+                "period never reaches 2^64-1: its next nonce would not "
+                "exist)", sub, s);
+    return v;
+}
+
 static unsigned small_u(const char *what, const char *s)
 {
     uint64_t v = cli_u64_or_die(what, s);
@@ -362,7 +372,7 @@ static int do_deal(const fair_args *a, fs_dealer *d, fs_deal *deal)
     need("deal", a->nonce, "nonce");
     const char *scheme = a->scheme ? a->scheme : FS_FAIR_SCHEME;
     client_or_die("deal", scheme, a->client);
-    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    uint64_t nonce = fair_nonce_or_die("deal", a->nonce);
     uint8_t seed[32], c[32];
     fair_read_seed("deal", a->seed_file, seed);
     fs_fair_commitment(seed, c);

@@ -58,6 +58,12 @@ void fair_log_undo(const char *path, fair_log *l, off_t size);
 
 void fair_log_close(fair_log *l);
 
+/* fair.c ---------------------------------------------------------------- */
+
+/* --nonce of one deal: 0 to 2^64-2 (docs/provably-fair.md, "Deal"), else
+ * dies (usage). */
+uint64_t fair_nonce_or_die(const char *sub, const char *s);
+
 /* fair_check.c ---------------------------------------------------------- */
 int fair_check(const fair_args *a, fs_dealer *d);
 

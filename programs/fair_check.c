@@ -329,7 +329,7 @@ int fair_check(const fair_args *a, fs_dealer *d)
     uint8_t seed[32], commitment[32];
     hex_arg("server seed", a->seed_hex, seed);
     hex_arg("commitment", a->commitment, commitment);
-    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    uint64_t nonce = fair_nonce_or_die("check", a->nonce);
     const fs_game *g = deal_game("fair check", a->game ? a->game : "doudizhu");
     deal_setup("fair check", d, g, a->players, a->decks, FS_ALG_DURSTENFELD);
     size_t len;
@@ -341,12 +341,15 @@ int fair_check(const fair_args *a, fs_dealer *d)
     int rc = fs_deal_parse(d, text, len, claimed, &why, &where);
     if (rc != FS_OK) {
         size_t show = where < len ? strcspn(text + where, " \t\n") : 0;
-        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%.*s%s: "
+        char at[24] = "";
+        memcpy(at, text + where, show > 16 ? 16 : show);
+        free(text);
+        free(claimed);
+        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%s%s: "
                 "%s; a %s deal for %u players is %zu parts%s",
-                where, show ? " ('" : "", (int)(show > 16 ? 16 : show),
-                text + where, show ? "')" : "", why ? why : fs_strerror(rc),
-                g->name, d->players, d->layout.nparts,
-                " (as 'fair deal --format=tsv' prints)");
+                where, show ? " ('" : "", at, show ? "')" : "",
+                why ? why : fs_strerror(rc), g->name, d->players,
+                d->layout.nparts, " (as 'fair deal --format=tsv' prints)");
     }
     free(text);
     int verdict;

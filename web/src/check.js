@@ -477,8 +477,18 @@ function summarise(r) {
     rule: first.rule, line: first.line, message: first.message, checked };
 }
 
+// A card in a message: main.js shows it by the name and symbol the page
+// shows (A♠, 黑桃A, 五筒); as text it stays its code.  Tiles and cards
+// differ ("2s" is both), so the kind is in the mark.
+const OPEN = '\u27e6';
+const CLOSE = '\u27e7';
+export const cardMark = (code, tiles) => (code ? `${OPEN}${tiles ? 't' : 'c'}:${code}${CLOSE}` : 'none');
+export const MARK = /\u27e6([tc]):([^\u27e7]*)\u27e7/g;
+export const plain = (message) => String(message).replace(MARK, '$2');
+
 // Where two TSV deals first differ, in words.
 export function firstDifference(claim, truth, game, players) {
+  const tiles = S.GAMES[game].deck === 136 || S.GAMES[game].deck === 144;
   const a = S.partsOfTsv(claim, game, players);
   const b = S.partsOfTsv(truth, game, players);
   if (a.length !== b.length) return `${a.length} parts where the deal has ${b.length}`;
@@ -487,60 +497,74 @@ export function firstDifference(claim, truth, game, players) {
     const y = b[i].cards;
     for (let j = 0; j < Math.max(x.length, y.length); j++)
       if (x[j] !== y[j])
-        return `${b[i].en}, card ${j + 1}: ${x[j] ?? 'none'} where the deal has ${y[j] ?? 'none'}`;
+        return `${b[i].en}, card ${j + 1}: ${cardMark(x[j], tiles)} where the deal has ${cardMark(y[j], tiles)}`;
   }
   return 'the same cards';
 }
 
 // ---- one deal from its parts -------------------------------------------
 // q: {server_seed, commitment, client_seed, nonce, game, players, decks,
-//     deal, scheme}; every value a string as typed (or missing).
+//     deal, scheme}; every value a string as typed (or missing).  A value
+// that is not one the check can use (an unknown game, a nonce that is not
+// a number, a deal that is not a TSV of the game, …) is a usage error, as
+// in `fair check`: {verdict: 'error'}, no verdict on the dealer.  The
+// result's scope says, in the verdict, what the check proved and what not.
 export async function checkOne(q) {
   const out = { mode: 'one', findings: [] };
+  const usage = (message) => Object.assign(out, { verdict: 'error', rule: null, line: 0, message });
   const bad = (rule, message) => {
     out.findings.push({ rule, line: 0, message });
     return Object.assign(out, { verdict: 'dishonest', rule, line: 0, message });
   };
   const scheme = q.scheme || S.SCHEME_V2;
-  if (!S.SCHEMES.includes(scheme)) return bad('malformed', `scheme '${scheme}' is not one this page verifies`);
+  if (!S.SCHEMES.includes(scheme)) return usage(`scheme '${scheme}' is not one this page verifies`);
   const game = q.game || 'doudizhu';
   const g = S.GAMES[game];
-  if (!g) return bad('malformed', `unknown game '${game}'`);
+  if (!g) return usage(`unknown game '${game}'`);
+  // decimal digits (leading zeros allowed, as the CLI's --nonce=07)
   const int = (v, dflt, what) => {
     if (v === undefined || v === null || v === '') return dflt;
-    if (!/^(0|[1-9][0-9]*)$/.test(v)) throw new Error(`${what} '${v}' is not a non-negative integer`);
-    return v;
+    if (!/^[0-9]+$/.test(v)) throw new Error(`${what} '${v}' is not a non-negative integer`);
+    return BigInt(v);
   };
   let players, decks, nonce;
   try {
     players = Number(int(q.players, g.players, 'players'));
     decks = Number(int(q.decks, g.decks, 'decks'));
-    nonce = BigInt(int(q.nonce, undefined, 'nonce') ?? NaN);
+    nonce = int(q.nonce, null, 'the nonce');
   } catch (e) {
-    return bad('malformed', e instanceof RangeError || e instanceof SyntaxError ? 'no nonce given' : e.message);
+    return usage(e.message);
   }
-  if (nonce > U64_MAX) return bad('malformed', 'the nonce is above 2^64-1');
+  if (nonce === null) return usage('no nonce given');
+  if (nonce >= U64_MAX) return usage('the nonce must be below 2^64-1 (a period never reaches 2^64-1)');
   const why = S.tableError(game, players, decks);
-  if (why) return bad('malformed', why);
+  if (why) return usage(why);
   const clientSeed = q.client_seed ?? '';
-  const seedWhy = clientSeedError(clientSeed, scheme);
-  if (seedWhy) return bad('malformed', seedWhy);
-  const commitment = (q.commitment || '').toLowerCase();
+  // the CLI's rule for a seed checked alone: pf-2's, the empty seed allowed
+  const seedWhy = clientSeed === '' ? null : clientSeedError(clientSeed, S.SCHEME_V2);
+  if (seedWhy) return usage(seedWhy);
+  const commitment = (q.commitment || '').trim().toLowerCase();
   if (commitment && !/^[0-9a-f]{64}$/.test(commitment))
-    return bad('malformed', 'the commitment is not 64 hex digits');
+    return usage('the commitment is not 64 hex digits');
   Object.assign(out, { scheme, game, players, decks, nonce, clientSeed, commitment });
-  const claim = q.deal || '';
+  // the deal as `fair deal --format=tsv` prints it; a final LF, CR LF or
+  // CR is the line's end (as the CLI's --deal and the player's deals)
+  const claim = (q.deal || '').replace(/\n$/, '').replace(/\r$/, '');
   if (claim) {
     const tw = S.tsvError(claim, game, players);
-    if (tw) return bad('malformed', `the deal: ${tw}`);
+    if (tw) return usage(`the deal is not a deal of ${game} for ${players} players: ${tw}`);
     out.claim = claim;
   }
-  const seedHex = (q.server_seed || '').toLowerCase();
+  const which = `nonce ${nonce}, client seed ${JSON.stringify(clientSeed)}`;
+  const always = ['that the server could not pick this nonce or client seed among many: ' +
+    'only the period\'s whole log shows that'];
+  const seedHex = (q.server_seed || '').trim().toLowerCase();
   if (!seedHex) {
     return Object.assign(out, { verdict: 'inconclusive', rule: 'unrevealed', line: 0,
-      message: 'the server seed is not revealed yet: nothing can be checked until it is' });
+      message: 'the server seed is not revealed yet: nothing can be checked until it is',
+      scope: { proved: [], unproved: ['anything yet: a deal is checked once the server reveals its seed'] } });
   }
-  if (!/^[0-9a-f]{64}$/.test(seedHex)) return bad('malformed', 'the server seed is not 64 hex digits');
+  if (!/^[0-9a-f]{64}$/.test(seedHex)) return usage('the server seed is not 64 hex digits');
   const seed = S.hexToBytes(seedHex);
   out.serverSeed = seedHex;
   out.computedCommitment = S.bytesToHex(await S.sha256(seed));
@@ -548,14 +572,22 @@ export async function checkOne(q) {
   if (!commitment)
     return Object.assign(out, { verdict: 'inconclusive', rule: null, line: 0,
       message: 'no commitment given: the hands below are the seeds\' deal, but nothing ' +
-        'shows the seed was fixed before play' });
+        'shows the seed was fixed before play',
+      scope: { proved: [`the hands below are these seeds' deal (${which})`],
+        unproved: ['that the seed was fixed before play: give the commitment', ...always] } });
   if (out.computedCommitment !== commitment)
     return bad('bad-reveal', `SHA-256 of the server seed is ${out.computedCommitment.slice(0, 12)}…, ` +
       `not the commitment ${commitment.slice(0, 12)}…`);
   if (claim && claim !== out.computed.tsv)
     return bad('bad-deal', `the deal is not the one the seeds give ` +
       `(${firstDifference(claim, out.computed.tsv, game, players)})`);
+  const proved = ['the server seed is the committed one',
+    claim ? `your deal is exactly the seeds' deal, card by card (${which})`
+      : `the hands below are the seeds' deal (${which})`];
+  const unproved = claim ? always
+    : ['that these are your cards: no deal given, compare them with yours', ...always];
   return Object.assign(out, { verdict: 'honest', rule: null, line: 0,
     message: claim ? 'the seed matches the commitment and the deal is the one the seeds give'
-      : 'the seed matches the commitment; the hands below are the ones the seeds give' });
+      : 'the seed matches the commitment; no deal was given: compare the hands below with yours',
+    scope: { proved, unproved } });
 }

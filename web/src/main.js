@@ -2,7 +2,7 @@
 // from the form or the query string), runs check.js and shows the verdict and
 // the hands.  It makes no network request but the log the user asks for.
 import * as S from './scheme.js';
-import { checkLog, checkOne } from './check.js';
+import { checkLog, checkOne, logText, MARK } from './check.js';
 
 const $ = (id) => document.getElementById(id);
 let lang = 'en';
@@ -30,16 +30,58 @@ function el(tag, attrs = {}, ...kids) {
   return e;
 }
 
+// A message of check.js with its cards shown as the page shows them (A♠,
+// 黑桃A, 五筒 …, in colour), not as codes.
+function sayEl(message) {
+  const out = [];
+  let at = 0;
+  for (const m of message.matchAll(MARK)) {
+    out.push(message.slice(at, m.index));
+    const tiles = m[1] === 't';
+    out.push(el('span', { class: `c inline ${S.cardColour(m[2], tiles)}`, title: m[2],
+      text: S.cardName(m[2], lang, tiles) }));
+    at = m.index + m[0].length;
+  }
+  out.push(message.slice(at));
+  return out;
+}
+
 // ---- the verdict element (a contract: id="verdict", data-verdict) --------
 function showVerdict(r) {
   const v = $('verdict');
   v.dataset.verdict = r.verdict;
   if (r.rule) v.dataset.rule = r.rule; else delete v.dataset.rule;
-  if (r.line) v.dataset.line = String(r.line); else delete v.dataset.line;
+  if (r.rule) v.dataset.line = String(r.line || 0); else delete v.dataset.line;
   v.replaceChildren(
     el('strong', { class: 'word' }, word(r.verdict),
       r.rule ? el('span', { class: 'rule', text: r.rule }) : null),
-    el('span', { class: 'why', text: r.message || '' }));
+    el('span', { class: 'why' }, sayEl(r.message || '')),
+    ...[r.scope ? scopeEl(r.scope) : null, r.rule === 'no-commitment' ? askCommitment() : null].filter(Boolean));
+}
+
+// What a check proved and what it did not, in the verdict itself.
+function scopeEl(scope) {
+  const list = (cls, head, items) => (items.length
+    ? el('div', { class: cls }, el('strong', { text: head }), el('ul', {}, items.map((t) => el('li', { text: t }))))
+    : null);
+  return el('div', { class: 'scope' }, list('proved', 'Proved:', scope.proved),
+    list('unproved', 'Not proved:', scope.unproved));
+}
+
+// H3: without the commitment the player saw, nothing ties the log to their
+// table -- ask for it here, in the verdict.
+function askCommitment() {
+  const input = el('input', { id: 'ask-commitment', spellcheck: 'false', placeholder: 'the commitment: 64 hex digits',
+    'aria-label': 'The commitment you were shown before you chose your client seed' });
+  const form = el('form', { class: 'ask' }, el('label', { for: 'ask-commitment',
+    text: 'The commitment you were shown before you chose your client seed:' }), input,
+  el('button', { type: 'submit', class: 'go', text: 'Check with it' }));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    $('my-commitment').value = input.value.trim();
+    run(() => checkLog(logInput(), playerInput()));
+  });
+  return form;
 }
 
 function showError(message) {
@@ -91,7 +133,7 @@ function badge(v, text) {
 function findingsEl(r) {
   if (!r.findings || !r.findings.length) return null;
   const ol = el('ol', { class: 'findings' });
-  r.findings.slice(0, 50).forEach((f) => ol.append(el('li', {}, el('code', { text: f.rule }), ' ', f.message)));
+  r.findings.slice(0, 50).forEach((f) => ol.append(el('li', {}, el('code', { text: f.rule }), ' ', sayEl(f.message))));
   if (r.findings.length > 50) ol.append(el('li', { text: `… ${r.findings.length - 50} more` }));
   return ol;
 }
@@ -189,6 +231,7 @@ function showOneResult(r) {
 
 function show(r) {
   last = r;
+  if (r.verdict === 'error') { showError(r.message); return; }
   showVerdict(r);
   if (r.mode === 'one') showOneResult(r); else showLogResult(r);
 }
@@ -206,8 +249,20 @@ async function run(fn) {
 }
 
 function playerInput() {
-  const deals = $('my-deals').value.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
-  return { commitment: $('my-commitment').value.trim(), clientSeed: $('my-client-seed').value || undefined, deals };
+  return { commitment: $('my-commitment').value.trim(), clientSeed: $('my-client-seed').value || undefined,
+    deals: $('my-deals').value.split('\n') };
+}
+
+// The log as it was loaded (a file's or a fetched log's bytes, a pasted
+// text with its CRs), checked as long as the text box still shows it: the
+// box turns every CR into a line break and cannot hold invalid UTF-8.
+let source = null;
+function setLog(raw) {
+  $('log').value = logText(raw);
+  source = { raw, shown: $('log').value };
+}
+function logInput() {
+  return source && $('log').value === source.shown ? source.raw : $('log').value;
 }
 
 const ONE_FIELDS = ['server_seed', 'commitment', 'client_seed', 'nonce', 'game', 'players', 'decks', 'scheme', 'deal'];
@@ -226,10 +281,11 @@ function setMode(mode) {
   $('form-one').hidden = mode !== 'one';
 }
 
+// A fetched log's bytes (decoded line by line, strictly, by the check).
 async function fetchLog(url) {
   const res = await fetch(url, { credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer' });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  return res.text();
+  return new Uint8Array(await res.arrayBuffer());
 }
 
 // ---- start ---------------------------------------------------------------
@@ -244,7 +300,17 @@ function start() {
   $('tab-one').addEventListener('click', () => setMode('one'));
   $('form-log').addEventListener('submit', (e) => {
     e.preventDefault();
-    run(() => checkLog($('log').value, playerInput()));
+    run(() => checkLog(logInput(), playerInput()));
+  });
+  // A paste that replaces the whole box keeps the text as pasted (a lone
+  // CR is no line break in a log).
+  $('log').addEventListener('paste', (e) => {
+    const box = $('log');
+    const all = box.value === '' || (box.selectionStart === 0 && box.selectionEnd === box.value.length);
+    const text = e.clipboardData && e.clipboardData.getData('text/plain');
+    if (!all || !text) return;
+    e.preventDefault();
+    setLog(text);
   });
   $('form-one').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -253,15 +319,17 @@ function start() {
   $('log-file').addEventListener('change', async () => {
     const f = $('log-file').files[0];
     if (!f) return;
-    $('log').value = await f.text();
-    run(() => checkLog($('log').value, playerInput()));
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    setLog(bytes);
+    run(() => checkLog(bytes, playerInput()));
   });
   $('log-fetch').addEventListener('click', () => {
     const url = $('log-url').value.trim();
     if (!url) return;
     run(async () => {
-      $('log').value = await fetchLog(url);
-      return checkLog($('log').value, playerInput());
+      const bytes = await fetchLog(url);
+      setLog(bytes);
+      return checkLog(bytes, playerInput());
     });
   });
 
@@ -278,8 +346,9 @@ function start() {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(table)) { showError(`'${table}' is not a table id`); return; }
     $('log-url').value = `/v1/tables/${table}/log`;
     run(async () => {
-      $('log').value = await fetchLog(`/v1/tables/${encodeURIComponent(table)}/log`);
-      return checkLog($('log').value, playerInput());
+      const bytes = await fetchLog(`/v1/tables/${encodeURIComponent(table)}/log`);
+      setLog(bytes);
+      return checkLog(bytes, playerInput());
     });
     return;
   }
