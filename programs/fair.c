@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -31,7 +32,8 @@ static const char usage_text[] =
     "  or:  fairshuf fair rotate --server-seed-file=F --log=L [--game=G]\n"
     "                          [--players=N] [--decks=N] [--format=text|json]\n"
     "  or:  fairshuf fair check --log=L [--commitment=HEX] [--client-seed=C]\n"
-    "                          [--my-deals=FILE] [--format=text|json]\n"
+    "                          [--my-deals=FILE] [--max-log-size=SIZE]\n"
+    "                          [--format=text|json]\n"
     "  or:  fairshuf fair check --server-seed=HEX --commitment=HEX\n"
     "                          --client-seed=C --nonce=N [--scheme=S] "
     "[--game=G]\n"
@@ -66,7 +68,8 @@ static const char usage_text[] =
     "             --my-deals=FILE: the deals you saw (lines of 'fair deal\n"
     "             --format=tsv', nonces 0, 1, ... in order, or NONCE<TAB>TSV)\n"
     "             must be in that period, the same.  Without --log: one deal,\n"
-    "             from --deal or standard input.\n"
+    "             from --deal or standard input.  A log above --max-log-size\n"
+    "             (default 1G) or with a line above 1 MiB is refused (exit 1).\n"
     "\n"
     "  -g, --game=G  (default doudizhu)    -p, --players=N    -d, --decks=N\n"
     "      --help    display this help and exit\n"
@@ -86,7 +89,7 @@ static const char usage_text[] =
     "--client-seed=alice\n";
 
 enum { OPT_SEED_FILE = 256, OPT_SEED, OPT_COMMIT, OPT_CLIENT, OPT_NONCE,
-       OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME };
+       OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME, OPT_MAX_LOG };
 
 uint64_t fair_nonce_or_die(const char *sub, const char *s)
 {
@@ -394,6 +397,14 @@ static int do_rotate(const fair_args *a)
     enum deal_format f = deal_format_parse("fair", a->format);
     fair_log l = {-1, 0, 0, NULL, {0}};
     static fs_fair_period old, next;
+    /* rotate renames the new seed over F: a link or a special file would be
+     * replaced, not written through (the output rules of lib/outfile.c) */
+    struct stat st;
+    if (lstat(a->seed_file, &st) == 0 && !S_ISREG(st.st_mode))
+        cli_die(CLI_FAIL, "fair rotate: '%s' is %s: rotate replaces the "
+                "seed file by renaming a new one over it; give the seed "
+                "file itself", a->seed_file, S_ISLNK(st.st_mode)
+                    ? "a symbolic link" : "not a regular file");
     resume("rotate", a, &l, &old);
     if (strcmp(old.scheme, FS_FAIR_SCHEME) == 0 && old.next_nonce == 0)
         cli_die(CLI_FAIL, "fair rotate: the period has no deal yet: a period "
@@ -459,6 +470,7 @@ int cmd_fair(int argc, char **argv)
         {"log", required_argument, NULL, OPT_LOG},
         {"my-deals", required_argument, NULL, OPT_MY_DEALS},
         {"scheme", required_argument, NULL, OPT_SCHEME},
+        {"max-log-size", required_argument, NULL, OPT_MAX_LOG},
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
@@ -481,6 +493,11 @@ int cmd_fair(int argc, char **argv)
         case OPT_DEAL: a.deal = optarg; break;
         case OPT_LOG: a.log = optarg; break;
         case OPT_MY_DEALS: a.my_deals = optarg; break;
+        case OPT_MAX_LOG:
+            if (cli_parse_size(optarg, &a.max_log) != 0 || a.max_log == 0)
+                cli_die(CLI_USAGE, "invalid --max-log-size: '%s' (a size: "
+                        "bytes, or with K, M, G)", optarg);
+            break;
         case OPT_SCHEME:
             if (strcmp(optarg, FS_FAIR_SCHEME) != 0 &&
                 strcmp(optarg, FS_FAIR_SCHEME_V1) != 0)

@@ -15,6 +15,7 @@ typedef struct fair_args {
     const char *seed_file, *seed_hex, *commitment, *client, *nonce, *deal;
     const char *game, *format, *lang, *log, *my_deals, *scheme;
     unsigned players, decks;
+    uint64_t max_log; /* check --log: the largest log read (0: 1 GiB) */
 } fair_args;
 
 /* fair_files.c ---------------------------------------------------------- */

@@ -18,19 +18,54 @@ static void hex_arg(const char *what, const char *s, uint8_t out[32])
                 what);
 }
 
-/* All of a file ("-": standard input), NUL-terminated. */
-static char *slurp(const char *what, const char *path, size_t *len)
+/* Bounds of a log read by check: endless input is refused, never read
+ * into memory.  A record is a few KiB at most; a line of 1 MiB is no log
+ * of this scheme's. */
+#define LOG_LINE_MAX (1u << 20)
+#define LOG_SIZE_MAX ((uint64_t)1 << 30)
+
+/* Dies when text[from..n) brings a line above LOG_LINE_MAX; *line_at is
+ * where the current line began, *lines how many ended before it. */
+static void line_bound(const char *path, const char *text, size_t from,
+                       size_t n, size_t *line_at, size_t *lines)
+{
+    for (const char *p = text + from, *end = text + n;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            break;
+        (*lines)++;
+        *line_at = (size_t)(nl + 1 - text);
+        p = nl + 1;
+    }
+    if (n - *line_at > LOG_LINE_MAX)
+        cli_die(CLI_FAIL, "fair check: log '%s': line %zu is longer than "
+                "1 MiB: not a log of %s records (nothing checked)", path,
+                *lines + 1, FS_FAIR_SCHEME);
+}
+
+/* All of a file ("-": standard input), NUL-terminated.  With limit > 0 (a
+ * log): at most limit bytes and no line above LOG_LINE_MAX, or dies. */
+static char *slurp_max(const char *what, const char *path, size_t *len,
+                       uint64_t limit)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (f == NULL)
         cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
                 strerror(errno));
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = 1 << 16, n = 0, line_at = 0, lines = 0;
     char *text = malloc(cap);
     for (;;) {
         if (text == NULL)
             cli_die(CLI_FAIL, "memory exhausted");
+        size_t from = n;
         n += fread(text + n, 1, cap - n - 1, f);
+        if (limit) {
+            line_bound(path, text, from, n, &line_at, &lines);
+            if (n > limit)
+                cli_die(CLI_FAIL, "fair check: log '%s' is larger than "
+                        "%llu bytes (--max-log-size; nothing checked)", path,
+                        (unsigned long long)limit);
+        }
         if (n < cap - 1)
             break;
         char *nt = realloc(text, cap *= 2);
@@ -46,6 +81,11 @@ static char *slurp(const char *what, const char *path, size_t *len)
     text[n] = '\0';
     *len = n;
     return text;
+}
+
+static char *slurp(const char *what, const char *path, size_t *len)
+{
+    return slurp_max(what, path, len, 0);
 }
 
 /* The player's deals: one a line, "NONCE<TAB>TSV" or a TSV alone (the
@@ -181,7 +221,9 @@ static int check_log(const fair_args *a)
         cli_die(CLI_USAGE, "fair check: invalid format: '%s' (text or json)",
                 a->format);
     size_t n, nmine = 0;
-    char *text = slurp("log", a->log, &n), *mine_text = NULL;
+    char *text = slurp_max("log", a->log, &n,
+                           a->max_log ? a->max_log : LOG_SIZE_MAX),
+         *mine_text = NULL;
     fs_fair_seen *mine = NULL;
     if (a->my_deals)
         mine = my_deals(a->my_deals, &mine_text, &nmine);

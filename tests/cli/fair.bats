@@ -753,3 +753,58 @@ open(sys.argv[1], "w").write("\n".join(lines) + "\n")' "$T/p.log" "$other"
     [ "$status" -eq 2 ]
     [[ "$output" == "fairshuf: invalid number of players: '0'"* ]]
 }
+
+@test "fair check --log: endless input is refused with a clear error, never read into memory (M11)" {
+    # /dev/zero: one endless line, refused at 1 MiB
+    run timeout 20 "$F" fair check --log=/dev/zero
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair check: log '/dev/zero': line 1 is longer than 1 MiB: not a log of fairshuf-pf-2 records (nothing checked)" ]
+    # endless short lines: refused at --max-log-size
+    run bash -c "yes '{\"scheme\":\"x\"}' | timeout 20 '$F' fair check --log=- --max-log-size=1M"
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair check: log '-' is larger than 1048576 bytes (--max-log-size; nothing checked)" ]
+    # a line of exactly 1 MiB is read (and judged: not a record)
+    head -c 1048576 /dev/zero | tr '\0' ' ' >"$T/big.log"
+    run "$F" fair check --log="$T/big.log"
+    [ "$status" -eq 3 ]
+    [[ ${lines[-1]} == "DISHONEST: rule 'malformed' broken at line 1"* ]]
+    run "$F" fair check --log="$T/big.log" --max-log-size=0
+    [ "$status" -eq 2 ]
+}
+
+@test "fair rotate: a seed file that is a symbolic link is refused, the link kept (never replaced)" {
+    "$F" fair commit --server-seed-file="$T/real.hex" --log="$T/p.log" >/dev/null
+    ln -s real.hex "$T/link.hex"
+    "$F" fair deal --server-seed-file="$T/link.hex" --log="$T/p.log" --client-seed=x >/dev/null
+    cp "$T/p.log" "$T/p.before"
+    run "$F" fair rotate --server-seed-file="$T/link.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair rotate: '$T/link.hex' is a symbolic link: rotate replaces the seed file by renaming a new one over it; give the seed file itself" ]
+    [ -L "$T/link.hex" ]
+    cmp "$T/p.log" "$T/p.before"
+    # the file itself rotates
+    run "$F" fair rotate --server-seed-file="$T/real.hex" --log="$T/p.log"
+    [ "$status" -eq 0 ]
+}
+
+@test "fair deal and check: --nonce=2^64-1 is refused (no period reaches it); 2^64-2 deals" {
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=18446744073709551615
+    [ "$status" -eq 2 ]
+    [[ $output == "fairshuf: fair deal: invalid nonce: '18446744073709551615': 0 to 2^64-2"* ]]
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=18446744073709551615 --deal=x
+    [ "$status" -eq 2 ]
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=18446744073709551614 --format=tsv
+    [ "$status" -eq 0 ]
+    # a leading zero is the same nonce
+    a=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=07 --format=tsv)
+    b=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
+    [ "$a" = "$b" ]
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=07 --deal="$b"
+    [ "$status" -eq 0 ]
+}
+
+@test "fair check --deal=MALFORMED: an error naming the byte, nothing leaked (the sanitizer build checks)" {
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 --deal='As Kx'
+    [ "$status" -eq 1 ]
+    [[ $output == "fairshuf: fair check: malformed deal at byte 3 ('Kx'): not a card code of this game;"* ]]
+}
