@@ -392,6 +392,7 @@ function playerChecks(result, player, add) {
       add('deal-missing', 0, `the log has no period: your deal at nonce ${theirs[0].nonce} is not in it`);
     return;
   }
+  result.gave = { commitment: !!commitment, seed: seed !== undefined, deals: theirs.length, period: target.index };
   if (seed !== undefined && target.clientSeed !== seed) {
     if (target.clientSeed !== undefined)
       add('client-seed-mismatch', target.clientLine, `line ${target.clientLine}: period ${target.index} ` +
@@ -467,12 +468,21 @@ export function seenDeals(lines) {
   return out;
 }
 
+// What the player's evidence showed, only of what they gave (as the CLI).
+function gaveText(g) {
+  if (!g || !(g.commitment || g.seed || g.deals)) return '';
+  const deals = g.deals ? `your ${g.deals} deal${g.deals === 1 ? ' is' : 's are'} in it, the same` : '';
+  if (!g.commitment && !g.seed) return `; your ${g.deals} deal${g.deals === 1 ? ' is' : 's are'} in period ${g.period}, the same`;
+  return `; your ${g.commitment ? 'commitment' : 'client seed'} is period ${g.period}'s` +
+    (g.commitment && g.seed ? ', your client seed is its' : '') + (deals ? `, ${deals}` : '');
+}
+
 function summarise(r) {
   const first = firstOf(r.findings);
   const checked = r.deals.filter((d) => d.computed).length;
   if (!first)
     return { ...r, verdict: 'honest', rule: null, line: 0, checked,
-      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed` };
+      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed${gaveText(r.gave)}` };
   return { ...r, verdict: INCONCLUSIVE.has(first.rule) ? 'inconclusive' : 'dishonest',
     rule: first.rule, line: first.line, message: first.message, checked };
 }

@@ -133,7 +133,15 @@ function badge(v, text) {
 function findingsEl(r) {
   if (!r.findings || !r.findings.length) return null;
   const ol = el('ol', { class: 'findings' });
-  r.findings.slice(0, 50).forEach((f) => ol.append(el('li', {}, el('code', { text: f.rule }), ' ', sayEl(f.message))));
+  r.findings.slice(0, 50).forEach((f) => {
+    const li = el('li', {}, el('code', { text: f.rule }), ' ', sayEl(f.message));
+    if (f.line && r.deals && r.deals.some((d) => d.line === f.line)) {
+      const b = el('button', { type: 'button', class: 'link', text: `show line ${f.line}` });
+      b.addEventListener('click', () => goTo(r, `line ${f.line}`));
+      li.append(' ', b);
+    }
+    ol.append(li);
+  });
   if (r.findings.length > 50) ol.append(el('li', { text: `… ${r.findings.length - 50} more` }));
   return ol;
 }
@@ -156,22 +164,115 @@ function dealEl(d, game, players) {
   return box;
 }
 
-function periodEl(p) {
+function periodHead(p, more) {
   const meta = [];
   if (p.game) meta.push(`${p.game}, ${p.players} player${p.players === 1 ? '' : 's'}, ${p.decks} deck${p.decks === 1 ? '' : 's'}`);
   if (p.clientSeed !== undefined) meta.push(`client seed ${JSON.stringify(p.clientSeed)}`);
   meta.push(`${p.deals.length} deal${p.deals.length === 1 ? '' : 's'}`);
-  const sec = el('section', { class: 'period', 'data-verdict': p.verdict },
-    el('h2', {}, `Period ${p.index}`, badge(p.verdict, p.rule ? `${word(p.verdict)}: ${p.rule}` : undefined),
-      el('span', { class: 'meta', text: `lines ${p.firstLine}–${p.lastLine} · ${meta.join(' · ')}` })),
-    el('div', { class: 'kv', style: 'padding:4px 12px 0' }, `commitment ${p.commitment}`),
-    el('div', { class: 'kv', style: 'padding:0 12px' },
-      p.revealed ? `server seed ${p.serverSeed}` : 'server seed not revealed yet'));
-  const shown = p.deals.slice(0, 200);
-  for (const d of shown) sec.append(dealEl(d, d.rec.game, d.rec.players));
-  if (p.deals.length > shown.length)
-    sec.append(el('div', { class: 'deal note', text: `… ${p.deals.length - shown.length} more deals checked, not shown` }));
+  const sec = el('section', { class: 'period', 'data-verdict': p.verdict, 'data-period': String(p.index) },
+    el('h2', {}, `Period ${p.index}${more ? ' (continued)' : ''}`,
+      badge(p.verdict, p.rule ? `${word(p.verdict)}: ${p.rule}` : undefined),
+      el('span', { class: 'meta', text: `lines ${p.firstLine}–${p.lastLine} · ${meta.join(' · ')}` })));
+  if (!more)
+    sec.append(el('div', { class: 'kv', style: 'padding:4px 12px 0' }, `commitment ${p.commitment}`),
+      el('div', { class: 'kv', style: 'padding:0 12px' },
+        p.revealed ? `server seed ${p.serverSeed}` : 'server seed not revealed yet'));
   return sec;
+}
+
+// ---- a long log: filter, jump to a deal, pages -----------------------------
+const PAGE = 20; // deals a page
+const view = { filter: 'all', page: 0, focus: null };
+
+// The items of the log list under the filter: {p, d} (d null: a period
+// with no deal, shown under "all").
+function items(r) {
+  const mine = new Set((r.playerDeals || []).map((m) => m.nonce));
+  const keep = (p, d) => view.filter === 'all' || (view.filter === 'problems' && d.verdict !== 'honest')
+    || (view.filter === 'yours' && p === r.playerPeriod && mine.has(d.nonce));
+  const out = [];
+  for (const p of r.periods) {
+    if (!p.deals.length) { if (view.filter === 'all') out.push({ p, d: null }); continue; }
+    for (const d of p.deals) if (keep(p, d)) out.push({ p, d });
+  }
+  return out;
+}
+
+function listEl(r) {
+  const all = items(r);
+  const pages = Math.max(1, Math.ceil(all.length / PAGE));
+  view.page = Math.min(view.page, pages - 1);
+  const box = el('div', { id: 'log-list' });
+  let sec = null;
+  let shownP = null;
+  for (const { p, d } of all.slice(view.page * PAGE, (view.page + 1) * PAGE)) {
+    if (p !== shownP) {
+      sec = periodHead(p, d && p.deals[0] !== d && view.filter === 'all' && shownP === null);
+      box.append(sec);
+      shownP = p;
+    }
+    if (d) {
+      const e = dealEl(d, d.rec.game, d.rec.players);
+      if (view.focus === d) e.classList.add('focus');
+      sec.append(e);
+    }
+  }
+  if (!all.length) box.append(el('p', { class: 'note', text: 'No deal matches the filter.' }));
+  return { box, pages, count: all.filter((x) => x.d).length };
+}
+
+function toolsEl(r, list) {
+  const filter = el('select', { id: 'log-filter', 'aria-label': 'Show' },
+    el('option', { value: 'all', text: 'all deals' }),
+    el('option', { value: 'problems', text: 'deals with a finding' }),
+    r.playerDeals ? el('option', { value: 'yours', text: 'your deals' }) : null);
+  filter.value = view.filter;
+  filter.addEventListener('change', () => { view.filter = filter.value; view.page = 0; view.focus = null; redraw(r); });
+  const jump = el('input', { id: 'log-jump', inputmode: 'numeric', spellcheck: 'false',
+    placeholder: 'nonce or line N', 'aria-label': 'Go to a deal: its nonce, or "line N"' });
+  const go = el('form', { class: 'jump' }, jump, el('button', { type: 'submit', text: 'Go' }));
+  go.addEventListener('submit', (e) => { e.preventDefault(); goTo(r, jump.value); });
+  const pager = el('span', { class: 'pager' },
+    el('button', { type: 'button', id: 'page-prev', text: '‹ Prev', disabled: view.page === 0 ? '' : null }),
+    el('span', { id: 'page-at', text: `page ${view.page + 1} of ${list.pages} · ${list.count} deal${list.count === 1 ? '' : 's'}` }),
+    el('button', { type: 'button', id: 'page-next', text: 'Next ›', disabled: view.page >= list.pages - 1 ? '' : null }));
+  pager.children[0].addEventListener('click', () => { view.page--; view.focus = null; redraw(r, true); });
+  pager.children[2].addEventListener('click', () => { view.page++; view.focus = null; redraw(r, true); });
+  return el('div', { class: 'tools' }, el('label', {}, el('span', { class: 'show-word', text: 'Show ' }), filter), go, pager);
+}
+
+// "7": the deal with nonce 7 (in your period, else the last period that
+// has it); "line 15" or "l15": the deal on that log line.
+function goTo(r, what) {
+  const t = what.trim().toLowerCase();
+  let m;
+  let target = null;
+  if ((m = /^(?:line|l)\s*([0-9]+)$/.exec(t))) {
+    const n = Number(m[1]);
+    target = r.deals.find((d) => d.line === n) || null;
+  } else if ((m = /^(?:nonce\s*)?([0-9]+)$/.exec(t))) {
+    const n = BigInt(m[1]);
+    const inP = (p) => p && p.deals.find((d) => d.nonce === n);
+    target = inP(r.playerPeriod) || null;
+    for (let i = r.periods.length; !target && i-- > 0;) target = inP(r.periods[i]) || null;
+  }
+  const note = $('jump-note');
+  if (!target) {
+    if (note) note.textContent = `no deal at ${what.trim() || '…'}`;
+    return;
+  }
+  view.filter = 'all';
+  view.focus = target;
+  view.page = Math.floor(items(r).findIndex((x) => x.d === target) / PAGE);
+  redraw(r);
+  const e = document.querySelector('#log-list .deal.focus');
+  if (e) e.scrollIntoView({ block: 'start' });
+}
+
+function redraw(r, toTop) {
+  const list = listEl(r);
+  $('log-view').replaceChildren(toolsEl(r, list), el('div', { id: 'jump-note', class: 'note' }), list.box);
+  if (toTop) $('log-view').scrollIntoView({ block: 'start' });
 }
 
 function playerEl(r) {
@@ -199,13 +300,33 @@ function playerEl(r) {
   return sec;
 }
 
+// What the player's evidence showed, and the deals of their period they
+// did not see (not a rule: others at the table may have had them).
+function evidenceEl(r) {
+  if (!r.unseen) return null;
+  const { before, between } = r.unseen;
+  const n = before.length + between.length;
+  if (!n) return null;
+  const list = (a) => (a.length > 8 ? `${a.slice(0, 8).join(', ')}, …` : a.join(', '));
+  return el('p', { class: 'unseen', id: 'unseen' },
+    `Period ${r.playerPeriod.index} has ${n} deal${n === 1 ? '' : 's'} you did not see: ` +
+    `${before.length} before your first${before.length ? ` (nonce ${list(before)})` : ''}, ` +
+    `${between.length} between yours${between.length ? ` (nonce ${list(between)})` : ''}. ` +
+    'If you played alone at this table, the dealer dealt them without showing you: a dealer may burn ' +
+    'deals until one suits it.');
+}
+
 function showLogResult(r) {
   const periods = r.periods.length;
   const summary = el('p', { class: 'summary', text:
     `${r.lines} line${r.lines === 1 ? '' : 's'}, ${periods} period${periods === 1 ? '' : 's'}, ` +
     `${r.deals.length} deal${r.deals.length === 1 ? '' : 's'}, ${r.checked} recomputed.` });
-  $('results').replaceChildren(summary, findingsEl(r) || '', playerEl(r) || '', ...r.periods.map(periodEl));
+  if (r !== lastShown) { view.filter = 'all'; view.page = 0; view.focus = null; lastShown = r; }
+  $('results').replaceChildren(summary, findingsEl(r) || '', evidenceEl(r) || '', playerEl(r) || '',
+    el('div', { id: 'log-view' }));
+  redraw(r);
 }
+let lastShown = null;
 
 function showOneResult(r) {
   const kids = [findingsEl(r)];
