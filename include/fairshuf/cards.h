@@ -633,13 +633,17 @@ typedef struct fs_fair_log_result {
  * period with a deal (the last period when none has); its client seed
  * must be player->client_seed (client-seed-mismatch) and every deal the
  * player saw must be in it, the same
- * (deal-missing, deal-differs).  A malformed line stops the check there.
+ * (deal-missing, deal-differs).  A client seed or deals given without
+ * player->commitment add the inconclusive no-commitment (line 0): nothing
+ * then ties the log to the table the player was shown.  out->player_period
+ * and out->unseen_* say which period was the player's and how many of its
+ * deals they did not see.  A malformed line stops the check there.
  * out receives the verdict, the first broken rule and its line, counts
  * and the last period's state.  note (may be NULL) is called for each
  * finding.  Returns FS_OK (the verdict is in *out, whatever it is),
  * FS_EINVAL (NULL text or out), FS_ENOMEM.  O(len + deals * cards +
- * periods^2) (each commitment and client seed is compared with the earlier
- * periods'). */
+ * (period deals + seen) log seen), commitments and client seeds looked up
+ * by hash. */
 FS_API int fs_fair_log_check(const char *text, size_t len,
                              const fs_fair_player *player, fs_fair_note *note,
                              void *ctx, fs_fair_log_result *out);

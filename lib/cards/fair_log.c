@@ -506,8 +506,9 @@ static int player_check(walk *w, const fs_fair_player *pl)
             }
     }
     /* Without the commitment the player saw, nothing ties this log to the
-     * table they were shown (docs/provably-fair.md, "What a player can be
-     * sure of"): a dealer can open many tables with their client seed. */
+     * table they were shown (docs/provably-fair.md, "Guarantees and
+     * non-guarantees"): a dealer can open many tables with their client
+     * seed. */
     if (!pl->commitment && (pl->client_seed || pl->ndeals))
         say(w, 0, FS_FAIR_INCONCLUSIVE, "no-commitment",
             "without the commitment you were shown before you chose your "
