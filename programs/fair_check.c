@@ -266,18 +266,20 @@ static int check_log(const fair_args *a)
             deal_json_string(o, r.message);
         } else
             out_str(o, "null,\"line\":null,\"message\":null");
-        out_str(o, ",\"periods\":");
-        out_u64(o, r.periods);
-        out_str(o, ",\"deals\":");
-        out_u64(o, r.deals);
-        out_str(o, ",\"checked\":");
-        out_u64(o, r.checked);
-        out_str(o, ",\"player_period\":");
-        out_u64(o, r.player_period);
-        out_str(o, ",\"unseen_before\":");
-        out_u64(o, r.unseen_before);
-        out_str(o, ",\"unseen_between\":");
-        out_u64(o, r.unseen_between);
+        const struct {
+            const char *key;
+            size_t value;
+        } counts[] = {{"periods", r.periods}, {"deals", r.deals},
+                      {"checked", r.checked},
+                      {"player_period", r.player_period},
+                      {"unseen_before", r.unseen_before},
+                      {"unseen_between", r.unseen_between}};
+        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+            out_str(o, ",\"");
+            out_str(o, counts[i].key);
+            out_str(o, "\":");
+            out_u64(o, counts[i].value);
+        }
         out_str(o, ",\"findings\":[");
         out_str(o, buf);
         out_str(o, "]}\n");

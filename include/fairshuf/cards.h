@@ -176,7 +176,8 @@ FS_API void fs_cards_sort(fs_card *cards, size_t n, fs_order order);
  *   doudizhu   54 cards, 3 x 17 in blocks, 3 landlord cards (地主牌)
  *   holdem     52, 2..10 players x 2 hole cards dealt round robin; burn,
  *              flop 3; burn, turn; burn, river
- *   poker5     52, 2..10 players x 5 (five-card draw/stud hands)
+ *   poker5     52, 1..10 players x 5 (five-card draw/stud hands; 1 = video
+ *              poker)
  *   bridge     52, 4 x 13
  *   shengji    two 54-card decks, 4 x 25 + 8 bottom cards (底牌)
  *   mahjong    136 tiles, 4 x 13, the dealer's 14th, the wall (ordered)

@@ -763,7 +763,12 @@ open(sys.argv[1], "w").write("\n".join(lines) + "\n")' "$T/p.log" "$other"
     run bash -c "yes '{\"scheme\":\"x\"}' | timeout 20 '$F' fair check --log=- --max-log-size=1M"
     [ "$status" -eq 1 ]
     [ "$output" = "fairshuf: fair check: log '-' is larger than 1048576 bytes (--max-log-size; nothing checked)" ]
-    # a line of exactly 1 MiB is read (and judged: not a record)
+    # a 2 MiB line is refused the same way, a line of exactly 1 MiB is read
+    # (and judged: not a record)
+    head -c 2097152 /dev/zero | tr '\0' ' ' >"$T/huge.log"
+    run "$F" fair check --log="$T/huge.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"line 1 is longer than 1 MiB"* ]]
     head -c 1048576 /dev/zero | tr '\0' ' ' >"$T/big.log"
     run "$F" fair check --log="$T/big.log"
     [ "$status" -eq 3 ]
@@ -807,4 +812,19 @@ open(sys.argv[1], "w").write("\n".join(lines) + "\n")' "$T/p.log" "$other"
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 --deal='As Kx'
     [ "$status" -eq 1 ]
     [[ $output == "fairshuf: fair check: malformed deal at byte 3 ('Kx'): not a card code of this game;"* ]]
+}
+
+@test "fair: poker5 for one player (video poker) is dealt, logged and checked honest by fairshuf and the reference checker (M5)" {
+    c=$("$F" fair commit --server-seed-file="$T/v.hex" --log="$T/v.log" --game=poker5 --players=1)
+    "$F" fair deal --server-seed-file="$T/v.hex" --log="$T/v.log" --client-seed=solo --format=tsv >"$T/v.mine"
+    "$F" fair rotate --server-seed-file="$T/v.hex" --log="$T/v.log" >/dev/null
+    run "$F" fair check --log="$T/v.log" --commitment="$c" --my-deals="$T/v.mine"
+    [ "$status" -eq 0 ]
+    ref_checker
+    run "$PY" "$T/check.py" --log "$T/v.log" --commitment "$c" --my-deals "$T/v.mine"
+    [ "$status" -eq 0 ]
+    [ "$output" = "honest - -" ]
+    # and the reference deals it as the CLI does
+    ref=$("$PY" "$T/check.py" $SEED alice 3 poker5 1 2>/dev/null)
+    [ "$ref" = "$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=3 --game=poker5 --players=1 --format=tsv)" ]
 }
