@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -32,7 +33,8 @@ static const char usage_text[] =
     "  or:  fairshuf fair rotate --server-seed-file=F --log=L [--game=G]\n"
     "                          [--players=N] [--decks=N] [--format=text|json]\n"
     "  or:  fairshuf fair check --log=L [--commitment=HEX] [--client-seed=C]\n"
-    "                          [--my-deals=FILE] [--format=text|json]\n"
+    "                          [--my-deals=FILE] [--max-log-size=SIZE]\n"
+    "                          [--format=text|json]\n"
     "  or:  fairshuf fair check --server-seed=HEX --commitment=HEX\n"
     "                          --client-seed=C --nonce=N [--scheme=S] "
     "[--game=G]\n"
@@ -68,20 +70,23 @@ static const char usage_text[] =
     "check        --log: checks every rule of docs/provably-fair.md and names\n"
     "             the first broken one and its line; --commitment and\n"
     "             --client-seed: the ones you saw and chose must be a period\n"
-    "             of L (--client-seed alone: the period with your seed);\n"
+    "             of L (--client-seed alone: the period with your seed, at\n"
+    "             best inconclusive: give the commitment you were shown);\n"
     "             --my-deals=FILE: the deals you saw (lines of 'fair deal\n"
     "             --format=tsv', nonces 0, 1, ... in order, or NONCE<TAB>TSV)\n"
     "             must be in that period, the same.  Without --log: one deal,\n"
-    "             from --deal or standard input.\n"
+    "             from --deal or standard input.  A log above --max-log-size\n"
+    "             (default 1G) or with a line above 1 MiB is refused (exit 1).\n"
     "\n"
     "  -g, --game=G  (default doudizhu)    -p, --players=N    -d, --decks=N\n"
     "      --help    display this help and exit\n"
     "      --version output version information and exit\n"
     "\n"
     "Exit status of check: 0 honest, 3 dishonest (a rule broken; a log that is\n"
-    "not well formed included), 4 inconclusive (an empty log, or a period not\n"
-    "revealed yet), 1 error (unreadable files, a claim that is not a deal),\n"
-    "2 usage.\n"
+    "not well formed included), 4 inconclusive (an empty log, a period not\n"
+    "revealed yet, or your client seed or deals without --commitment: nothing\n"
+    "then ties the log to the table you were shown), 1 error (unreadable files,\n"
+    "a log too large, a claim that is not a deal), 2 usage.\n"
     "Example:\n"
     "  fairshuf fair commit --server-seed-file=seed.hex --log=play.log "
     "--game=holdem\n"
@@ -92,7 +97,17 @@ static const char usage_text[] =
     "--client-seed=alice\n";
 
 enum { OPT_SEED_FILE = 256, OPT_SEED, OPT_COMMIT, OPT_CLIENT, OPT_NONCE,
-       OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME };
+       OPT_DEAL, OPT_LOG, OPT_MY_DEALS, OPT_SCHEME, OPT_MAX_LOG };
+
+uint64_t fair_nonce_or_die(const char *sub, const char *s)
+{
+    uint64_t v = cli_u64_or_die("nonce", s);
+    if (v == UINT64_MAX)
+        cli_die(CLI_USAGE, "fair %s: invalid nonce: '%s': 0 to 2^64-2 (a "
+                "period never reaches 2^64-1: its next nonce would not "
+                "exist)", sub, s);
+    return v;
+}
 
 static unsigned small_u(const char *what, const char *s)
 {
@@ -368,7 +383,7 @@ static int do_deal(const fair_args *a, fs_dealer *d, fs_deal *deal)
     need("deal", a->nonce, "nonce");
     const char *scheme = a->scheme ? a->scheme : FS_FAIR_SCHEME;
     client_or_die("deal", scheme, a->client);
-    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    uint64_t nonce = fair_nonce_or_die("deal", a->nonce);
     uint8_t seed[32], c[32];
     fair_read_seed("deal", a->seed_file, seed);
     fs_fair_commitment(seed, c);
@@ -390,6 +405,14 @@ static int do_rotate(const fair_args *a)
     enum deal_format f = deal_format_parse("fair", a->format);
     fair_log l = {-1, 0, 0, NULL, {0}};
     static fs_fair_period old, next;
+    /* rotate renames the new seed over F: a link or a special file would be
+     * replaced, not written through (the output rules of lib/outfile.c) */
+    struct stat st;
+    if (lstat(a->seed_file, &st) == 0 && !S_ISREG(st.st_mode))
+        cli_die(CLI_FAIL, "fair rotate: '%s' is %s: rotate replaces the "
+                "seed file by renaming a new one over it; give the seed "
+                "file itself", a->seed_file, S_ISLNK(st.st_mode)
+                    ? "a symbolic link" : "not a regular file");
     resume("rotate", a, &l, &old);
     if (strcmp(old.scheme, FS_FAIR_SCHEME) == 0 && old.next_nonce == 0)
         cli_die(CLI_FAIL, "fair rotate: the period has no deal yet: a period "
@@ -455,6 +478,7 @@ int cmd_fair(int argc, char **argv)
         {"log", required_argument, NULL, OPT_LOG},
         {"my-deals", required_argument, NULL, OPT_MY_DEALS},
         {"scheme", required_argument, NULL, OPT_SCHEME},
+        {"max-log-size", required_argument, NULL, OPT_MAX_LOG},
         {"game", required_argument, NULL, 'g'},
         {"players", required_argument, NULL, 'p'},
         {"decks", required_argument, NULL, 'd'},
@@ -479,6 +503,11 @@ int cmd_fair(int argc, char **argv)
         case OPT_DEAL: a.deal = optarg; break;
         case OPT_LOG: a.log = optarg; break;
         case OPT_MY_DEALS: a.my_deals = optarg; break;
+        case OPT_MAX_LOG:
+            if (cli_parse_size(optarg, &a.max_log) != 0 || a.max_log == 0)
+                cli_die(CLI_USAGE, "invalid --max-log-size: '%s' (a size: "
+                        "bytes, or with K, M, G)", optarg);
+            break;
         case OPT_SCHEME:
             if (strcmp(optarg, FS_FAIR_SCHEME) != 0 &&
                 strcmp(optarg, FS_FAIR_SCHEME_V1) != 0)

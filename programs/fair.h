@@ -15,6 +15,7 @@ typedef struct fair_args {
     const char *seed_file, *seed_hex, *commitment, *client, *nonce, *deal;
     const char *game, *format, *lang, *log, *my_deals, *scheme;
     unsigned players, decks;
+    uint64_t max_log; /* check --log: the largest log read (0: 1 GiB) */
 } fair_args;
 
 /* fair_files.c ---------------------------------------------------------- */
@@ -58,9 +59,23 @@ void fair_log_undo(const char *path, fair_log *l, off_t size);
 
 void fair_log_close(fair_log *l);
 
+/* Bounds of a log read by check: endless input is refused, never read
+ * into memory.  A record is a few KiB at most; a line of 1 MiB is no log
+ * of these schemes'. */
+#define FAIR_LOG_LINE_MAX (1u << 20)
+#define FAIR_LOG_SIZE_MAX ((uint64_t)1 << 30)
+
 /* All of a file ("-": standard input), NUL-terminated, malloc'd; *len its
- * length.  Dies "fair check: cannot read WHAT 'PATH': why". */
-char *fair_slurp(const char *what, const char *path, size_t *len);
+ * length.  With limit > 0 (a log): at most limit bytes and no line above
+ * FAIR_LOG_LINE_MAX.  Dies "fair check: cannot read WHAT 'PATH': why" or
+ * naming the bound. */
+char *fair_slurp(const char *what, const char *path, size_t *len,
+                 uint64_t limit);
+/* fair.c ---------------------------------------------------------------- */
+
+/* --nonce of one deal: 0 to 2^64-2 (docs/provably-fair.md, "Deal"), else
+ * dies (usage). */
+uint64_t fair_nonce_or_die(const char *sub, const char *s);
 
 /* fair_check.c ---------------------------------------------------------- */
 int fair_check(const fair_args *a, fs_dealer *d);

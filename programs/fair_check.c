@@ -18,10 +18,9 @@ static void hex_arg(const char *what, const char *s, uint8_t out[32])
                 what);
 }
 
-/* All of a file ("-": standard input), NUL-terminated (fair_files.c). */
 static char *slurp(const char *what, const char *path, size_t *len)
 {
-    return fair_slurp(what, path, len);
+    return fair_slurp(what, path, len, 0);
 }
 
 /* The player's deals: one a line, "NONCE<TAB>TSV" or a TSV alone (the
@@ -37,9 +36,9 @@ static fs_fair_seen *my_deals(const char *path, char **keep, size_t *count)
         char *nl = memchr(p, '\n', (size_t)(text + len - p));
         char *end = nl ? nl : text + len;
         no++;
-        if (end > p && end[-1] == '\r')
-            end--;
-        if (end > p) {
+        /* blank: nothing but a CR; the TSV keeps its CR, which
+         * fs_deal_parse ignores (one CR, as the spec says) */
+        if (end > p && !(end == p + 1 && *p == '\r')) {
             size_t digits = strspn(p, "0123456789");
             uint64_t nonce = next;
             char *tsv = p;
@@ -106,6 +105,43 @@ static void check_note(void *ctx, size_t line, fs_fair_verdict kind,
     out_byte(c->o, '}');
 }
 
+/* What the player's evidence showed, said only of what they gave:
+ * "; what you gave: your commitment is period 2's, your client seed is its,
+ * your 3 deals are in it, the same". */
+static void player_said(const fair_args *a, size_t nmine,
+                        const fs_fair_log_result *r)
+{
+    if (!a->commitment && !a->client && nmine == 0)
+        return;
+    printf("; what you gave: ");
+    if (a->commitment || a->client) {
+        printf("your %s is period %zu's", a->commitment ? "commitment"
+                                                        : "client seed",
+               r->player_period);
+        if (a->commitment && a->client)
+            printf(", your client seed is its");
+        if (nmine)
+            printf(", your %zu deal%s in it, the same", nmine,
+                   nmine == 1 ? " is" : "s are");
+    } else
+        printf("your %zu deal%s in period %zu (the last with a deal), the "
+               "same", nmine, nmine == 1 ? " is" : "s are", r->player_period);
+}
+
+/* The deals of the player's period they did not see (not a rule: other
+ * players may have had them; a dealer who burns deals leaves them too). */
+static void unseen_note(const fs_fair_log_result *r)
+{
+    if (r->unseen_before + r->unseen_between == 0)
+        return;
+    size_t n = r->unseen_before + r->unseen_between;
+    printf("note: period %zu has %zu deal%s you did not see (%zu before "
+           "your first, %zu between yours): if you played alone, the dealer "
+           "dealt %s without showing you (a dealer may burn deals until one "
+           "suits it)\n", r->player_period, n, n == 1 ? "" : "s",
+           r->unseen_before, r->unseen_between, n == 1 ? "it" : "them");
+}
+
 static int check_log(const fair_args *a)
 {
     uint8_t commitment[32];
@@ -120,7 +156,9 @@ static int check_log(const fair_args *a)
         cli_die(CLI_USAGE, "fair check: invalid format: '%s' (text or json)",
                 a->format);
     size_t n, nmine = 0;
-    char *text = slurp("log", a->log, &n), *mine_text = NULL;
+    char *text = fair_slurp("log", a->log, &n,
+                            a->max_log ? a->max_log : FAIR_LOG_SIZE_MAX),
+         *mine_text = NULL;
     fs_fair_seen *mine = NULL;
     if (a->my_deals)
         mine = my_deals(a->my_deals, &mine_text, &nmine);
@@ -163,12 +201,20 @@ static int check_log(const fair_args *a)
             deal_json_string(o, r.message);
         } else
             out_str(o, "null,\"line\":null,\"message\":null");
-        out_str(o, ",\"periods\":");
-        out_u64(o, r.periods);
-        out_str(o, ",\"deals\":");
-        out_u64(o, r.deals);
-        out_str(o, ",\"checked\":");
-        out_u64(o, r.checked);
+        const struct {
+            const char *key;
+            size_t value;
+        } counts[] = {{"periods", r.periods}, {"deals", r.deals},
+                      {"checked", r.checked},
+                      {"player_period", r.player_period},
+                      {"unseen_before", r.unseen_before},
+                      {"unseen_between", r.unseen_between}};
+        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+            out_str(o, ",\"");
+            out_str(o, counts[i].key);
+            out_str(o, "\":");
+            out_u64(o, counts[i].value);
+        }
         out_str(o, ",\"findings\":[");
         out_str(o, buf);
         out_str(o, "]}\n");
@@ -181,23 +227,37 @@ static int check_log(const fair_args *a)
                r.findings, r.findings == 1 ? "" : "s", r.periods,
                r.periods == 1 ? "" : "s", r.deals, r.deals == 1 ? "" : "s",
                r.checked);
-    else if (status == FAIR_INCONCLUSIVE && strcmp(r.rule, "empty-log") == 0)
-        printf("INCONCLUSIVE: the log has no deal: nothing was checked "
-               "(%zu period%s)\n", r.periods, r.periods == 1 ? "" : "s");
-    else if (status == FAIR_INCONCLUSIVE)
-        printf("INCONCLUSIVE: no rule broken in %zu period%s, but the last "
-               "is not revealed yet: %zu deal%s not checked; %zu deal%s "
-               "checked\n", r.periods, r.periods == 1 ? "" : "s",
-               r.unrevealed, r.unrevealed == 1 ? "" : "s", r.checked,
-               r.checked == 1 ? "" : "s");
-    else
-        printf("OK: %zu period%s, %zu deal%s: every rule of the scheme holds, "
-               "every seed is its commitment and every deal the one the "
-               "seeds give%s\n", r.periods, r.periods == 1 ? "" : "s",
-               r.checked, r.checked == 1 ? "" : "s",
-               a->client || a->commitment || nmine
-                   ? "; your commitment, client seed and deals are in it"
-                   : "");
+    else {
+        unseen_note(&r);
+        if (status == FAIR_INCONCLUSIVE && strcmp(r.rule, "empty-log") == 0)
+            printf("INCONCLUSIVE: the log has no deal: nothing was checked "
+                   "(%zu period%s)\n", r.periods, r.periods == 1 ? "" : "s");
+        else if (status == FAIR_INCONCLUSIVE &&
+                 strcmp(r.rule, "no-commitment") == 0) {
+            printf("INCONCLUSIVE: every rule of the log holds (%zu period%s, "
+                   "%zu deal%s checked)", r.periods, r.periods == 1 ? "" : "s",
+                   r.checked, r.checked == 1 ? "" : "s");
+            player_said(a, nmine, &r);
+            printf(", but without the commitment you were shown before you "
+                   "chose your client seed nothing shows this log is your "
+                   "table: a dealer that opens many tables with your client "
+                   "seed can show you the one whose deals it likes; check "
+                   "again with --commitment\n");
+        } else if (status == FAIR_INCONCLUSIVE)
+            printf("INCONCLUSIVE: no rule broken in %zu period%s, but the "
+                   "last is not revealed yet: %zu deal%s not checked; %zu "
+                   "deal%s checked\n", r.periods, r.periods == 1 ? "" : "s",
+                   r.unrevealed, r.unrevealed == 1 ? "" : "s", r.checked,
+                   r.checked == 1 ? "" : "s");
+        else {
+            printf("OK: %zu period%s, %zu deal%s: every rule of the scheme "
+                   "holds, every seed is its commitment and every deal the "
+                   "one the seeds give", r.periods, r.periods == 1 ? "" : "s",
+                   r.checked, r.checked == 1 ? "" : "s");
+            player_said(a, nmine, &r);
+            printf("\n");
+        }
+    }
     return status;
 }
 
@@ -248,7 +308,7 @@ int fair_check(const fair_args *a, fs_dealer *d)
     uint8_t seed[32], commitment[32];
     hex_arg("server seed", a->seed_hex, seed);
     hex_arg("commitment", a->commitment, commitment);
-    uint64_t nonce = cli_u64_or_die("nonce", a->nonce);
+    uint64_t nonce = fair_nonce_or_die("check", a->nonce);
     const fs_game *g = deal_game("fair check", a->game ? a->game : "doudizhu");
     deal_setup("fair check", d, g, a->players, a->decks, FS_ALG_DURSTENFELD);
     size_t len;
@@ -260,12 +320,15 @@ int fair_check(const fair_args *a, fs_dealer *d)
     int rc = fs_deal_parse(d, text, len, claimed, &why, &where);
     if (rc != FS_OK) {
         size_t show = where < len ? strcspn(text + where, " \t\n") : 0;
-        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%.*s%s: "
+        char at[24] = "";
+        memcpy(at, text + where, show > 16 ? 16 : show);
+        free(text);
+        free(claimed);
+        cli_die(CLI_FAIL, "fair check: malformed deal at byte %zu%s%s%s: "
                 "%s; a %s deal for %u players is %zu parts%s",
-                where, show ? " ('" : "", (int)(show > 16 ? 16 : show),
-                text + where, show ? "')" : "", why ? why : fs_strerror(rc),
-                g->name, d->players, d->layout.nparts,
-                " (as 'fair deal --format=tsv' prints)");
+                where, show ? " ('" : "", at, show ? "')" : "",
+                why ? why : fs_strerror(rc), g->name, d->players,
+                d->layout.nparts, " (as 'fair deal --format=tsv' prints)");
     }
     free(text);
     int verdict;

@@ -255,18 +255,47 @@ void fair_log_close(fair_log *l)
     l->text = NULL;
 }
 
-char *fair_slurp(const char *what, const char *path, size_t *len)
+/* Dies when text[from..n) brings a line above FAIR_LOG_LINE_MAX;
+ * *line_at is where the current line began, *lines how many ended before
+ * it. */
+static void line_bound(const char *path, const char *text, size_t from,
+                       size_t n, size_t *line_at, size_t *lines)
+{
+    for (const char *p = text + from, *end = text + n;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            break;
+        (*lines)++;
+        *line_at = (size_t)(nl + 1 - text);
+        p = nl + 1;
+    }
+    if (n - *line_at > FAIR_LOG_LINE_MAX)
+        cli_die(CLI_FAIL, "fair check: log '%s': line %zu is longer than "
+                "1 MiB: not a log of %s records (nothing checked)", path,
+                *lines + 1, FS_FAIR_SCHEME);
+}
+
+char *fair_slurp(const char *what, const char *path, size_t *len,
+                 uint64_t limit)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (f == NULL)
         cli_die(CLI_FAIL, "fair check: cannot read %s '%s': %s", what, path,
                 strerror(errno));
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = 1 << 16, n = 0, line_at = 0, lines = 0;
     char *text = malloc(cap);
     for (;;) {
         if (text == NULL)
             cli_die(CLI_FAIL, "memory exhausted");
+        size_t from = n;
         n += fread(text + n, 1, cap - n - 1, f);
+        if (limit) {
+            line_bound(path, text, from, n, &line_at, &lines);
+            if (n > limit)
+                cli_die(CLI_FAIL, "fair check: log '%s' is larger than "
+                        "%llu bytes (--max-log-size; nothing checked)", path,
+                        (unsigned long long)limit);
+        }
         if (n < cap - 1)
             break;
         char *nt = realloc(text, cap *= 2);

@@ -383,7 +383,7 @@ static void note(void *ctx, size_t line, fs_fair_verdict kind,
 static fs_vrf_record *my_hands(const char *path, size_t *count)
 {
     size_t len, n = 0, no = 0;
-    char *text = fair_slurp("hands file", path, &len);
+    char *text = fair_slurp("hands file", path, &len, 0);
     fs_vrf_record *r = NULL;
     for (char *p = text; p < text + len;) {
         char *nl = memchr(p, '\n', (size_t)(text + len - p));
@@ -458,7 +458,8 @@ static int do_check(const vrf_args *a)
     uint8_t *pk = hex_or_die("check", "public key", a->pk, 32, NULL);
     size_t n, nmine = 0;
     fs_vrf_record *mine = a->my_hands ? my_hands(a->my_hands, &nmine) : NULL;
-    char *text = fair_slurp("log", a->log, &n);
+    char *text = fair_slurp("log", a->log, &n,
+                            a->max_log ? a->max_log : FAIR_LOG_SIZE_MAX);
     note_ctx ctx = {json, 0};
     fs_vrf_log_result r;
     if (json)

@@ -176,7 +176,8 @@ FS_API void fs_cards_sort(fs_card *cards, size_t n, fs_order order);
  *   doudizhu   54 cards, 3 x 17 in blocks, 3 landlord cards (地主牌)
  *   holdem     52, 2..10 players x 2 hole cards dealt round robin; burn,
  *              flop 3; burn, turn; burn, river
- *   poker5     52, 2..10 players x 5 (five-card draw/stud hands)
+ *   poker5     52, 1..10 players x 5 (five-card draw/stud hands; 1 = video
+ *              poker)
  *   bridge     52, 4 x 13
  *   shengji    two 54-card decks, 4 x 25 + 8 bottom cards (底牌)
  *   mahjong    136 tiles, 4 x 13, the dealer's 14th, the wall (ordered)
@@ -621,6 +622,14 @@ typedef struct fs_fair_log_result {
     char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1];
     char game[32];              /* empty when not fixed yet (pf-1) */
     unsigned players, decks;
+    /* The player's period (1-based; 0: the player gave nothing, or no
+     * period is theirs) and, when they gave
+     * deals, how many of its deals they did not see: before their first
+     * nonce, and between their first and last.  Not a rule: other players
+     * of the table may have had them; a dealer who burns deals until one
+     * suits it leaves them too. */
+    size_t player_period;
+    size_t unseen_before, unseen_between;
 } fs_fair_log_result;
 
 /* Checks a whole log (text[0..len), lines ending in '\n'; the last may
@@ -633,13 +642,17 @@ typedef struct fs_fair_log_result {
  * period with a deal (the last period when none has); its client seed
  * must be player->client_seed (client-seed-mismatch) and every deal the
  * player saw must be in it, the same
- * (deal-missing, deal-differs).  A malformed line stops the check there.
+ * (deal-missing, deal-differs).  A client seed or deals given without
+ * player->commitment add the inconclusive no-commitment (line 0): nothing
+ * then ties the log to the table the player was shown.  out->player_period
+ * and out->unseen_* say which period was the player's and how many of its
+ * deals they did not see.  A malformed line stops the check there.
  * out receives the verdict, the first broken rule and its line, counts
  * and the last period's state.  note (may be NULL) is called for each
  * finding.  Returns FS_OK (the verdict is in *out, whatever it is),
  * FS_EINVAL (NULL text or out), FS_ENOMEM.  O(len + deals * cards +
- * periods^2) (each commitment and client seed is compared with the earlier
- * periods'). */
+ * (period deals + seen) log seen), commitments and client seeds looked up
+ * by hash. */
 FS_API int fs_fair_log_check(const char *text, size_t len,
                              const fs_fair_player *player, fs_fair_note *note,
                              void *ctx, fs_fair_log_result *out);

@@ -18,7 +18,8 @@ static const char *const rank[] = {
     "malformed", "order", "recommitted", "client-seed-reused",
     "client-seed-changed", "table-changed", "nonce", "bad-reveal",
     "empty-period", "bad-deal", "client-seed-mismatch", "deal-differs",
-    "commitment-not-found", "deal-missing", "unrevealed", "empty-log"};
+    "commitment-not-found", "deal-missing", "unrevealed", "empty-log",
+    "no-commitment"};
 
 static size_t rank_of(const char *rule)
 {
@@ -438,8 +439,42 @@ static int record(walk *w, size_t line, size_t off, size_t len)
     return FS_OK;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The period's deal records the player did not see: before their first
+ * nonce and between their first and last (a dealer that burns deals until
+ * one suits it shows the player that one only).  O((deals + seen) log
+ * seen).  FS_OK or FS_ENOMEM. */
+static int unseen(walk *w, const period *p, const fs_fair_player *pl)
+{
+    if (pl->ndeals == 0)
+        return FS_OK;
+    uint64_t *seen = malloc(pl->ndeals * sizeof *seen);
+    if (seen == NULL)
+        return FS_ENOMEM;
+    for (size_t k = 0; k < pl->ndeals; k++)
+        seen[k] = pl->deals[k].nonce;
+    qsort(seen, pl->ndeals, sizeof *seen, cmp_u64);
+    uint64_t lo = seen[0], hi = seen[pl->ndeals - 1];
+    for (size_t i = 0; i < p->ndeals; i++) {
+        uint64_t n = w->spans[p->first + i].nonce;
+        if (bsearch(&n, seen, pl->ndeals, sizeof *seen, cmp_u64))
+            continue;
+        if (n < lo)
+            w->res->unseen_before++;
+        else if (n < hi)
+            w->res->unseen_between++;
+    }
+    free(seen);
+    return FS_OK;
+}
+
 /* The player's side: their commitment, client seed and deals. */
-static void player_check(walk *w, const fs_fair_player *pl)
+static int player_check(walk *w, const fs_fair_player *pl)
 {
     const period *p = NULL;
     if (pl->commitment) {
@@ -449,7 +484,7 @@ static void player_check(walk *w, const fs_fair_player *pl)
         if (p == NULL) {
             say(w, 0, FS_FAIR_DISHONEST, "commitment-not-found",
                 "no period of the log has your commitment");
-            return;
+            return FS_OK;
         }
     } else if (pl->client_seed) {
         for (size_t i = 0; i < w->nper && p == NULL; i++)
@@ -460,7 +495,7 @@ static void player_check(walk *w, const fs_fair_player *pl)
             say(w, 0, FS_FAIR_DISHONEST, "client-seed-mismatch",
                 "no period of the log has your client seed '%s'",
                 esc(w, 0, pl->client_seed));
-            return;
+            return FS_OK;
         }
     } else if (w->nper) { /* the last period with a deal, else the last */
         p = &w->per[w->nper - 1];
@@ -470,12 +505,23 @@ static void player_check(walk *w, const fs_fair_player *pl)
                 break;
             }
     }
+    /* Without the commitment the player saw, nothing ties this log to the
+     * table they were shown (docs/provably-fair.md, "Guarantees and
+     * non-guarantees"): a dealer can open many tables with their client
+     * seed. */
+    if (!pl->commitment && (pl->client_seed || pl->ndeals))
+        say(w, 0, FS_FAIR_INCONCLUSIVE, "no-commitment",
+            "without the commitment you were shown before you chose your "
+            "client seed, this check cannot tell that this log is the table "
+            "you were shown: a dealer that opens many tables with your "
+            "client seed can show you the one whose deals it likes (give "
+            "--commitment)");
     if (p == NULL) {
         if (pl->ndeals)
             say(w, 0, FS_FAIR_DISHONEST, "deal-missing",
                 "the log has no period: your deal at nonce %llu is not in it",
                 (unsigned long long)pl->deals[0].nonce);
-        return;
+        return FS_OK;
     }
     if (pl->client_seed && (!p->client_line ||
                             strcmp(p->client, pl->client_seed) != 0)) {
@@ -489,6 +535,10 @@ static void player_check(walk *w, const fs_fair_player *pl)
                 "the period committed here has no client seed, not yours "
                 "('%s')", esc(w, 0, pl->client_seed));
     }
+    if (pl->commitment || pl->client_seed || pl->ndeals)
+        w->res->player_period = (size_t)(p - w->per) + 1;
+    if (unseen(w, p, pl) != FS_OK)
+        return FS_ENOMEM;
     for (size_t k = 0; k < pl->ndeals; k++) {
         const fs_fair_seen *s = &pl->deals[k];
         const span *sp = NULL;
@@ -515,6 +565,7 @@ static void player_check(walk *w, const fs_fair_player *pl)
                 "nonce %llu: the log's deal is not the one you saw",
                 (unsigned long long)s->nonce);
     }
+    return FS_OK;
 }
 
 int fs_fair_log_check(const char *text, size_t len,
@@ -556,8 +607,8 @@ int fs_fair_log_check(const char *text, size_t len,
             goto done;
     }
     if (!stopped) {
-        if (player)
-            player_check(w, player);
+        if (player && (rc = player_check(w, player)) != FS_OK)
+            goto done;
         const period *p = w->nper ? &w->per[w->nper - 1] : NULL;
         int own = 0;
         if (p && out->open && player && player->server_seed) {

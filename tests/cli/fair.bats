@@ -401,11 +401,21 @@ period() {
     [ "$output" = "honest - -" ]
 }
 
-@test "fair check --client-seed alone must be the log's client seed (exit 3 otherwise)" {
+@test "fair check --client-seed alone must be the log's client seed (exit 3 otherwise), and is inconclusive without the commitment (H3)" {
     period 1
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
     run "$F" fair check --log="$T/p.log" --client-seed=alice
+    [ "$status" -eq 4 ]
+    [[ ${lines[0]} == "log: no-commitment: without the commitment you were shown"* ]]
+    [[ ${lines[-1]} == "INCONCLUSIVE: every rule of the log holds (2 periods, 1 deal checked); what you gave: your client seed is period 1's, but without the commitment"*"--commitment" ]]
+    # never claims what was not given
+    [[ $output != *"your commitment"*" is "* ]]
+    run "$F" fair check --log="$T/p.log" --client-seed=alice --commitment="$(cat "$T/c1")"
     [ "$status" -eq 0 ]
+    [[ $output == "OK: 2 periods, 1 deal: "*"; what you gave: your commitment is period 1's, your client seed is its" ]]
+    run "$F" fair check --log="$T/p.log" --client-seed=alice --format=json
+    [ "$status" -eq 4 ]
+    [[ $output == '{"verdict":"inconclusive","rule":"no-commitment","line":0,'* ]]
     run "$F" fair check --log="$T/p.log" --client-seed=bob
     [ "$status" -eq 3 ]
     [[ ${lines[0]} == "log: client-seed-mismatch: no period of the log has your client seed 'bob'" ]]
@@ -417,7 +427,11 @@ period() {
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
     [ "$(wc -l <"$T/mine")" -eq 3 ]
     run "$F" fair check --log="$T/p.log" --my-deals="$T/mine"
+    [ "$status" -eq 4 ] # no commitment: inconclusive (H3)
+    c="--commitment=$(cat "$T/c1")"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/mine" "$c"
     [ "$status" -eq 0 ]
+    [[ $output == *"what you gave: your commitment is period 1's, your 3 deals are in it, the same" ]]
     # the last deal deleted: the log alone still checks, the player's deals do not
     grep -v '"nonce":2' "$T/p.log" >"$T/cut.log"
     run "$F" fair check --log="$T/cut.log"
@@ -427,12 +441,29 @@ period() {
     [[ $output == *"log: deal-missing: your deal at nonce 2 is not in the period committed at line 1"* ]]
     # a deal the player saw that differs; NONCE<TAB>TSV lines
     printf '1\t%s\n' "$(sed -n 1p "$T/mine")" >"$T/wrong"
-    run "$F" fair check --log="$T/p.log" --my-deals="$T/wrong"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/wrong" "$c"
     [ "$status" -eq 3 ]
     [[ $output == *"line 4: deal-differs: nonce 1: the log's deal is not the one you saw"* ]]
     printf '2\t%s\n' "$(sed -n 3p "$T/mine")" >"$T/right"
-    run "$F" fair check --log="$T/p.log" --my-deals="$T/right"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/right" "$c"
     [ "$status" -eq 0 ]
+    # M10: the two deals before nonce 2 were not the player's: said, not judged
+    [[ ${lines[0]} == "note: period 1 has 2 deals you did not see (2 before your first, 0 between yours)"* ]]
+    printf '0\t%s\n2\t%s\n' "$(sed -n 1p "$T/mine")" "$(sed -n 3p "$T/mine")" >"$T/gap"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/gap" "$c" --format=json
+    [ "$status" -eq 0 ]
+    [[ $output == *'"player_period":1,"unseen_before":0,"unseen_between":1,'* ]]
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/mine" "$c"
+    [[ $output != *"note:"* ]]
+    # M2: a nonce written with leading zeros is that nonce; one final CR is
+    # the line's end, a second is part of the TSV
+    printf '002\t%s\r\n' "$(sed -n 3p "$T/mine")" >"$T/zeros"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/zeros" "$c"
+    [ "$status" -eq 0 ]
+    printf '2\t%s\r\r\n' "$(sed -n 3p "$T/mine")" >"$T/crcr"
+    run "$F" fair check --log="$T/p.log" --my-deals="$T/crcr" "$c"
+    [ "$status" -eq 3 ]
+    [[ $output == *"deal-differs"* ]]
     run "$F" fair check --log="$T/p.log" --my-deals="$T/none"
     [ "$status" -eq 1 ]
     run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=a --nonce=1 --my-deals="$T/mine"
@@ -490,7 +521,7 @@ period() {
     [[ $output == *"line 2: bad-deal: nonce 0: hand 1 is not the one the seeds give"* ]]
     run "$F" fair check --log="$T/g2.log" --format=json
     [ "$status" -eq 3 ]
-    [ "$output" = '{"verdict":"dishonest","rule":"bad-deal","line":2,"message":"nonce 0: hand 1 is not the one the seeds give","periods":1,"deals":1,"checked":1,"findings":[{"line":2,"verdict":"dishonest","rule":"bad-deal","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
+    [ "$output" = '{"verdict":"dishonest","rule":"bad-deal","line":2,"message":"nonce 0: hand 1 is not the one the seeds give","periods":1,"deals":1,"checked":1,"player_period":0,"unseen_before":0,"unseen_between":0,"findings":[{"line":2,"verdict":"dishonest","rule":"bad-deal","message":"nonce 0: hand 1 is not the one the seeds give"}]}' ]
     # the honest pf-1 period (nonce 0's own deal) passes
     d0=$("$F" fair deal --server-seed-file="$T/g.hex" --client-seed=alice --nonce=0 --format=tsv --scheme=fairshuf-pf-1)
     js=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$d0")
@@ -565,12 +596,15 @@ period() {
     # UTF-8 is fine, and the reference checker reads it
     "$F" fair deal --server-seed-file="$T/s.hex" --log="$T/p.log" --client-seed="é🂡 中" >/dev/null
     "$F" fair rotate --server-seed-file="$T/s.hex" --log="$T/p.log" >/dev/null
-    run "$F" fair check --log="$T/p.log" --client-seed="é🂡 中"
+    run "$F" fair check --log="$T/p.log" --client-seed="é🂡 中" --commitment="$(cat "$T/c1")"
     [ "$status" -eq 0 ]
     ref_checker
-    run "$PY" "$T/check.py" --log "$T/p.log" --client-seed "é🂡 中"
+    run "$PY" "$T/check.py" --log "$T/p.log" --client-seed "é🂡 中" --commitment "$(cat "$T/c1")"
     [ "$status" -eq 0 ]
     [ "$output" = "honest - -" ]
+    run "$PY" "$T/check.py" --log "$T/p.log" --client-seed "é🂡 中"
+    [ "$status" -eq 4 ]
+    [ "$output" = "inconclusive no-commitment 0" ]
 }
 
 @test "fair commit --log: a failed append leaves no seed file and no log, and prints nothing (M8)" {
@@ -718,4 +752,79 @@ open(sys.argv[1], "w").write("\n".join(lines) + "\n")' "$T/p.log" "$other"
     run "$F" fair deal --server-seed-file=x --client-seed=a --nonce=1 --players=0
     [ "$status" -eq 2 ]
     [[ "$output" == "fairshuf: invalid number of players: '0'"* ]]
+}
+
+@test "fair check --log: endless input is refused with a clear error, never read into memory (M11)" {
+    # /dev/zero: one endless line, refused at 1 MiB
+    run timeout 20 "$F" fair check --log=/dev/zero
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair check: log '/dev/zero': line 1 is longer than 1 MiB: not a log of fairshuf-pf-2 records (nothing checked)" ]
+    # endless short lines: refused at --max-log-size
+    run bash -c "yes '{\"scheme\":\"x\"}' | timeout 20 '$F' fair check --log=- --max-log-size=1M"
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair check: log '-' is larger than 1048576 bytes (--max-log-size; nothing checked)" ]
+    # a 2 MiB line is refused the same way, a line of exactly 1 MiB is read
+    # (and judged: not a record)
+    head -c 2097152 /dev/zero | tr '\0' ' ' >"$T/huge.log"
+    run "$F" fair check --log="$T/huge.log"
+    [ "$status" -eq 1 ]
+    [[ $output == *"line 1 is longer than 1 MiB"* ]]
+    head -c 1048576 /dev/zero | tr '\0' ' ' >"$T/big.log"
+    run "$F" fair check --log="$T/big.log"
+    [ "$status" -eq 3 ]
+    [[ ${lines[-1]} == "DISHONEST: rule 'malformed' broken at line 1"* ]]
+    run "$F" fair check --log="$T/big.log" --max-log-size=0
+    [ "$status" -eq 2 ]
+}
+
+@test "fair rotate: a seed file that is a symbolic link is refused, the link kept (never replaced)" {
+    "$F" fair commit --server-seed-file="$T/real.hex" --log="$T/p.log" >/dev/null
+    ln -s real.hex "$T/link.hex"
+    "$F" fair deal --server-seed-file="$T/link.hex" --log="$T/p.log" --client-seed=x >/dev/null
+    cp "$T/p.log" "$T/p.before"
+    run "$F" fair rotate --server-seed-file="$T/link.hex" --log="$T/p.log"
+    [ "$status" -eq 1 ]
+    [ "$output" = "fairshuf: fair rotate: '$T/link.hex' is a symbolic link: rotate replaces the seed file by renaming a new one over it; give the seed file itself" ]
+    [ -L "$T/link.hex" ]
+    cmp "$T/p.log" "$T/p.before"
+    # the file itself rotates
+    run "$F" fair rotate --server-seed-file="$T/real.hex" --log="$T/p.log"
+    [ "$status" -eq 0 ]
+}
+
+@test "fair deal and check: --nonce=2^64-1 is refused (no period reaches it); 2^64-2 deals" {
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=18446744073709551615
+    [ "$status" -eq 2 ]
+    [[ $output == "fairshuf: fair deal: invalid nonce: '18446744073709551615': 0 to 2^64-2"* ]]
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=18446744073709551615 --deal=x
+    [ "$status" -eq 2 ]
+    run "$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=18446744073709551614 --format=tsv
+    [ "$status" -eq 0 ]
+    # a leading zero is the same nonce
+    a=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=07 --format=tsv)
+    b=$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=7 --format=tsv)
+    [ "$a" = "$b" ]
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=07 --deal="$b"
+    [ "$status" -eq 0 ]
+}
+
+@test "fair check --deal=MALFORMED: an error naming the byte, nothing leaked (the sanitizer build checks)" {
+    run "$F" fair check --server-seed=$SEED --commitment=$COMMIT --client-seed=alice --nonce=7 --deal='As Kx'
+    [ "$status" -eq 1 ]
+    [[ $output == "fairshuf: fair check: malformed deal at byte 3 ('Kx'): not a card code of this game;"* ]]
+}
+
+@test "fair: poker5 for one player (video poker) is dealt, logged and checked honest by fairshuf and the reference checker (M5)" {
+    c=$("$F" fair commit --server-seed-file="$T/v.hex" --log="$T/v.log" --game=poker5 --players=1)
+    "$F" fair deal --server-seed-file="$T/v.hex" --log="$T/v.log" --client-seed=solo --format=tsv >"$T/v.mine"
+    "$F" fair rotate --server-seed-file="$T/v.hex" --log="$T/v.log" >/dev/null
+    run "$F" fair check --log="$T/v.log" --commitment="$c" --my-deals="$T/v.mine"
+    [ "$status" -eq 0 ]
+    ref_checker
+    run "$PY" "$T/check.py" --log "$T/v.log" --commitment "$c" --my-deals "$T/v.mine"
+    [ "$status" -eq 0 ]
+    [ "$output" = "honest - -" ]
+    # and the reference deals it as the CLI does
+    ref=$("$PY" "$T/check.py" $SEED alice 3 poker5 1 2>/dev/null)
+    [ "$ref" = "$("$F" fair deal --server-seed-file="$T/fixed.hex" --client-seed=alice --nonce=3 --game=poker5 --players=1 --format=tsv)" ]
 }

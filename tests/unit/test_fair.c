@@ -355,7 +355,12 @@ static void test_rules(void **state)
     assert_string_equal(check(&pl), "client-seed-mismatch");
     assert_int_equal(res.line, 2);
     pl.commitment = NULL;
-    assert_string_equal(check(&pl), "honest"); /* bob's own period */
+    /* bob's own period, but without the commitment nothing ties the log to
+     * the table bob was shown (a dealer may have opened many) */
+    assert_string_equal(check(&pl), "no-commitment");
+    assert_int_equal(res.verdict, FS_FAIR_INCONCLUSIVE);
+    assert_int_equal(res.line, 0);
+    assert_int_equal(res.player_period, 2);
     pl.client_seed = "mallory";
     assert_string_equal(check(&pl), "client-seed-mismatch");
     assert_int_equal(res.line, 0);
@@ -385,6 +390,42 @@ static void test_rules(void **state)
     seen[1].len -= 3; /* the last card left out */
     assert_string_equal(check(&pl), "deal-differs");
     assert_int_equal(res.line, 4);
+    assert_int_equal(res.player_period, 1);
+    assert_int_equal(res.unseen_before + res.unseen_between, 0);
+    /* deals alone: inconclusive without the commitment, and they go to the
+     * last period WITH a deal (a rotated log ends with the next commit) */
+    pl.commitment = NULL;
+    pl.client_seed = NULL;
+    fs_fair_period p3;
+    assert_int_equal(fs_fair_period_begin(&p3, "bridge", 0, 0, line,
+                                          sizeof line), FS_OK);
+    add(line);
+    seen[0].tsv = tsv[0];
+    seen[0].len = strlen(tsv[0]);
+    seen[1].len = strlen(tsv[1]);
+    pl.ndeals = 1;
+    assert_string_equal(check(&pl), "deal-differs"); /* bob's period 2 */
+    assert_int_equal(res.line, 8);
+    assert_int_equal(res.player_period, 2);
+    pl.commitment = p1.commitment;
+    assert_string_equal(check(&pl), "honest");
+    /* the deals of the period the player did not see (M10): nonce 1 alone
+     * leaves nonce 0 before it; nonces 0 and 1 leave none */
+    seen[0] = seen[1];
+    pl.ndeals = 1;
+    assert_string_equal(check(&pl), "honest");
+    assert_int_equal(res.unseen_before, 1);
+    assert_int_equal(res.unseen_between, 0);
+    /* a dishonest finding wins over an inconclusive one on an earlier line:
+     * period 3 open with deals (unrevealed, line 11) and a deal missing
+     * (line 0) */
+    two_periods();
+    period(&p1, "carol", 1, 0);
+    pl.commitment = p1.commitment;
+    pl.client_seed = NULL;
+    seen[0].nonce = 5;
+    assert_string_equal(check(&pl), "deal-missing");
+    assert_int_equal(res.verdict, FS_FAIR_DISHONEST);
     /* the first broken rule is the one on the smallest line */
     two_periods();
     edit(9, "\"nonce\":1", "\"nonce\":3");

@@ -19,7 +19,17 @@ const MUTANTS = [
   ['client-seed-reuse-allowed', 'check.js', 'if (earlier && earlier !== period) {', 'if (false) {', 'tamper'],
   ['empty-period-allowed', 'check.js', 'if (p.scheme === S.SCHEME_V2 && p.deals.length === 0)', 'if (false)', 'tamper'],
   ['player-deals-ignored', 'check.js', '  for (const { nonce, tsv } of theirs) {', '  for (const { nonce, tsv } of []) {', 'tamper'],
-  ['unrevealed-is-honest', 'check.js', "const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);", "const INCONCLUSIVE = new Set(['empty-log']);", 'vectors'],
+  ['unrevealed-is-honest', 'check.js', "const INCONCLUSIVE = new Set(['unrevealed', 'empty-log', 'no-commitment']);", "const INCONCLUSIVE = new Set(['empty-log', 'no-commitment']);", 'vectors'],
+  // issue 52: each caught by the differential test (page = CLI = the spec's checker) or the page's own
+  ['utf8-lenient', 'check.js', "const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });", "const STRICT = new TextDecoder('utf-8');", 'differential'],
+  ['deals-alone-last-period', 'check.js', '    for (let i = periods.length; i-- > 0 && !target;) if (periods[i].deals.length) target = periods[i];\n', '', 'differential'],
+  ['no-commitment-off', 'check.js', "  if (!commitment && (seed !== undefined || theirs.length))\n    add('no-commitment'", "  if (false)\n    add('no-commitment'", 'differential'],
+  ['deal-nonce-no-leading-zero', 'check.js', '    const m = /^([0-9]+)\\t(.*)$/s.exec(line);', '    const m = /^(0|[1-9][0-9]*)\\t(.*)$/s.exec(line);', 'differential'],
+  ['paste-as-typed', 'main.js', '    if (!all || !text) return;', '    return;', 'trust'],
+  ['data-line-zero-absent', 'main.js', 'if (r.rule) v.dataset.line = String(r.line || 0);', 'if (r.line) v.dataset.line = String(r.line);', 'trust'],
+  ['commitment-not-asked', 'main.js', "r.rule === 'no-commitment' ? askCommitment() : null", 'null', 'trust'],
+  ['one-hand-usage-dishonest', 'check.js', "const usage = (message) => Object.assign(out, { verdict: 'error',", "const usage = (message) => Object.assign(out, { verdict: 'dishonest',", 'page'],
+  ['one-hand-deal-newline-kept', 'check.js', "const claim = (q.deal || '').replace(/\\n$/, '').replace(/\\r$/, '');", "const claim = q.deal || '';", 'page'],
   ['verdict-attribute-early', 'main.js', '  delete v.dataset.verdict;\n  v.replaceChildren(el(\'strong\', { class: \'word\', text: \'Checking…\' }));',
     "  v.dataset.verdict = 'honest';\n  v.replaceChildren(el('strong', { class: 'word', text: 'Checking…' }));", 'page'],
   // scheme fairshuf-vrf-1 (vrf.js): each caught by vrf.test.mjs

@@ -79,9 +79,18 @@ const cases = [
   ['the same deal under scheme pf-2', { scheme: 'fairshuf-pf-2', deal: VDEAL }, 'dishonest', 'bad-deal'],
   ['a seed that is not the commitment', { server_seed: V.server_seed.replace(/f$/, 'e') }, 'dishonest', 'bad-reveal'],
   ['a commitment one digit off', { commitment: V.commitment.replace(/d$/, 'e') }, 'dishonest', 'bad-reveal'],
-  ['a deal that is not TSV', { deal: VDEAL.replaceAll('\t', ' , ') }, 'dishonest', 'malformed'],
-  ['an unknown game', { game: 'canasta' }, 'dishonest', 'malformed'],
-  ['players the game refuses', { players: '4' }, 'dishonest', 'malformed'],
+  // usage errors: no check can run, so no verdict on the dealer (as the CLI)
+  ['a deal that is not TSV', { deal: VDEAL.replaceAll('\t', ' , ') }, 'error', null],
+  ['an unknown game', { game: 'canasta' }, 'error', null],
+  ['players the game refuses', { players: '4' }, 'error', null],
+  ['a nonce that is not a number', { nonce: '7x' }, 'error', null],
+  ['no nonce', { nonce: '' }, 'error', null],
+  ['nonce 2^64-1 (no period reaches it)', { nonce: '18446744073709551615' }, 'error', null],
+  // M3: as the CLI, a nonce with a leading zero is that nonce and the
+  // deal's final line feed is its end
+  ['nonce 07', { nonce: '07', deal: VDEAL }, 'honest', null],
+  ['a deal ending in a line feed (%0A)', { deal: VDEAL + '\n' }, 'honest', null],
+  ['a deal ending in CR LF', { deal: VDEAL + '\r\n' }, 'honest', null],
   ['no server seed yet', { server_seed: '' }, 'inconclusive', 'unrevealed'],
 ];
 for (const [what, change, want, rule] of cases) {

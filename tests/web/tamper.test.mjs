@@ -80,7 +80,18 @@ const cases = () => {
     ['the honest log with the player\'s commitment, client seed and deals', L,
       { commitment: rec(12).commitment, clientSeed: 'carol', deals: [d14, d15] }, 'honest', null, 0],
     ['the honest log, the player\'s deals with their nonces', L,
-      { clientSeed: 'bob', deals: [`1\t${rec(10).deal}`] }, 'honest', null, 0],
+      { commitment: rec(7).commitment, clientSeed: 'bob', deals: [`1\t${rec(10).deal}`] }, 'honest', null, 0],
+    // H3: without the commitment the player saw, a dealer may have ground
+    // the table; H1: the deals alone go to the last period WITH a deal (the
+    // log ends with the next period's commit), where they are
+    ['the player\'s client seed and deals without the commitment', L,
+      { clientSeed: 'carol', deals: [d14, d15] }, 'inconclusive', 'no-commitment', 0],
+    ['the player\'s deals alone, the log ending with the next commit (H1)', L,
+      { deals: [d14, d15] }, 'inconclusive', 'no-commitment', 0],
+    ['the player\'s deals alone, one differs from the last period with a deal (H1)', L,
+      { deals: [d14, d14] }, 'dishonest', 'deal-differs', 15],
+    ['the player\'s deals (nonce 00, a final CR) with their commitment (M2)', L,
+      { commitment: rec(12).commitment, deals: [`00\t${d14}\r`, d15] }, 'honest', null, 0],
     ['a card moved from hand 1 to hand 2', editDeal(3, (ps) => ps[1].unshift(ps[0].pop())), {}, 'dishonest', 'bad-deal', 3],
     ['two cards swapped inside a hand', editDeal(4, (ps) => swap(ps[0], 0, 1)), {}, 'dishonest', 'bad-deal', 4],
     ['two cards swapped between hands', editDeal(9, (ps) => { const x = ps[0][3]; ps[0][3] = ps[2][5]; ps[2][5] = x; }), {}, 'dishonest', 'bad-deal', 9],

@@ -146,8 +146,8 @@ export function readRecord(line) {
 export const RULES = ['malformed', 'order', 'recommitted', 'client-seed-reused',
   'client-seed-changed', 'table-changed', 'nonce', 'bad-reveal', 'empty-period', 'bad-deal',
   'client-seed-mismatch', 'deal-differs', 'commitment-not-found', 'deal-missing',
-  'unrevealed', 'empty-log'];
-const INCONCLUSIVE = new Set(['unrevealed', 'empty-log']);
+  'unrevealed', 'empty-log', 'no-commitment'];
+const INCONCLUSIVE = new Set(['unrevealed', 'empty-log', 'no-commitment']);
 
 // The first broken rule: a dishonest finding before an inconclusive one,
 // then the smallest line (0, the log as a whole, after every line), then
@@ -164,20 +164,57 @@ function firstOf(findings) {
   return best;
 }
 
-// checkLog(text, {commitment, clientSeed, deals}) ->
+// The lines of a log: a string (pasted), or its bytes (a file, a fetched
+// log) split at each LF (0x0A) and each decoded as strict UTF-8 -- an
+// invalid byte, an overlong form (C0 80), a surrogate (CESU-8) is a
+// malformed line, and a byte order mark is kept, so that a log starting
+// with one is malformed as in the spec (never decode a log leniently).  A
+// CR is no line break.  The last line may lack its LF.
+const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function splitLines(input) {
+  let lines = [];
+  if (typeof input === 'string') lines = input.split('\n');
+  else {
+    const b = input instanceof Uint8Array ? input : new Uint8Array(input);
+    let at = 0;
+    for (;;) {
+      const nl = b.indexOf(0x0a, at);
+      lines.push(b.subarray(at, nl < 0 ? b.length : nl));
+      if (nl < 0) break;
+      at = nl + 1;
+    }
+  }
+  if (lines.length && lines[lines.length - 1].length === 0) lines.pop();
+  return lines;
+}
+
+function lineText(line) {
+  if (typeof line === 'string') return line;
+  try {
+    return STRICT.decode(line);
+  } catch {
+    throw new Error('the line is not valid UTF-8');
+  }
+}
+
+// The log's text as a person reads it (a file shown in the text box).
+export function logText(input) {
+  return typeof input === 'string' ? input : new TextDecoder('utf-8', { ignoreBOM: true }).decode(input);
+}
+
+// checkLog(input, {commitment, clientSeed, deals}) ->
 //   {verdict, rule, line, message, findings[], periods[], deals[], checked}
 // findings: {rule, line, message} in the order found (log rules by line,
 // then the player's).  periods: {index, scheme, firstLine, lastLine,
 // commitment, game, players, decks, clientSeed, revealed, verdict, rule, deals[]}.
 // deals: {line, nonce, rec, verdict, rule, parts, computed}.
-export async function checkLog(text, player = {}) {
+export async function checkLog(input, player = {}) {
   const findings = [];
   const add = (rule, line, message, owner) => {
     findings.push({ rule, line, message });
     if (owner && !owner.rule) { owner.rule = rule; owner.line = line; }
   };
-  const lines = text.split('\n');
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const lines = splitLines(input);
   const periods = [];
   const allDeals = [];
   const result = { findings, periods, deals: allDeals, lines: lines.length, stopped: 0 };
@@ -194,7 +231,7 @@ export async function checkLog(text, player = {}) {
     const no = k + 1;
     let rec;
     try {
-      rec = readRecord(lines[k]);
+      rec = readRecord(lineText(lines[k]));
     } catch (e) {
       // A line that is not a record stops the check: what follows cannot
       // be placed in a period.
@@ -337,12 +374,25 @@ function playerChecks(result, player, add) {
       add('client-seed-mismatch', 0, `no period of the log has your client seed ${JSON.stringify(seed)}`);
       return;
     }
-  } else target = periods[periods.length - 1] || null;
+  } else {
+    // neither: the last period that has a deal (a server's log after a
+    // rotation ends with the next period's commit), else the last
+    for (let i = periods.length; i-- > 0 && !target;) if (periods[i].deals.length) target = periods[i];
+    target = target || periods[periods.length - 1] || null;
+  }
+  // Without the commitment the player saw, nothing ties this log to the
+  // table they were shown: a dealer can open many tables with their client
+  // seed and show the one whose deals it likes (docs/provably-fair.md).
+  if (!commitment && (seed !== undefined || theirs.length))
+    add('no-commitment', 0, 'without the commitment you were shown before you chose your client seed, ' +
+      'this check cannot tell that this log is the table you were shown: a dealer that opens many ' +
+      'tables with your client seed can show you the one whose deals it likes. Give the commitment');
   if (!target) {
     if (theirs.length)
       add('deal-missing', 0, `the log has no period: your deal at nonce ${theirs[0].nonce} is not in it`);
     return;
   }
+  result.gave = { commitment: !!commitment, seed: seed !== undefined, deals: theirs.length, period: target.index };
   if (seed !== undefined && target.clientSeed !== seed) {
     if (target.clientSeed !== undefined)
       add('client-seed-mismatch', target.clientLine, `line ${target.clientLine}: period ${target.index} ` +
@@ -355,6 +405,7 @@ function playerChecks(result, player, add) {
   if (!theirs.length) return;
   result.playerPeriod = target;
   result.playerDeals = [];
+  result.unseen = unseen(target, theirs);
   for (const { nonce, tsv } of theirs) {
     const d = target.deals.find((x) => x.nonce === nonce);
     const mine = { nonce, tsv, logDeal: d || null, verdict: 'same' };
@@ -372,21 +423,58 @@ function playerChecks(result, player, add) {
   }
 }
 
-// The deals the player saw: one per line, as `fair deal --format=tsv`
-// prints them; a line may start with its nonce and a tab ("7<TAB>…": a card
-// or tile code is never all digits), else the lines are nonces 0, 1, 2, ….
+// The period's deals the player did not see: before their first nonce and
+// between their first and last (a dealer who burns deals until one suits
+// it shows the player only that one).  {before, between}: the nonces of
+// those deal records, ascending (the counts are the CLI's unseen_*).
+function unseen(p, theirs) {
+  const seen = new Set(theirs.map((d) => d.nonce));
+  let lo = null;
+  let hi = null;
+  for (const n of seen) {
+    if (lo === null || n < lo) lo = n;
+    if (hi === null || n > hi) hi = n;
+  }
+  const before = [];
+  const between = [];
+  for (const d of p.deals) {
+    if (seen.has(d.nonce)) continue;
+    if (d.nonce < lo) before.push(d.nonce);
+    else if (d.nonce < hi) between.push(d.nonce);
+  }
+  const up = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return { before: before.sort(up), between: between.sort(up) };
+}
+
+// The deals the player saw: one per line (a final CR ignored), as `fair
+// deal --format=tsv` prints them; a line may start with its nonce (decimal
+// digits, leading zeros allowed) and a tab ("7<TAB>…": a card or tile code
+// is never all digits), else the lines are nonces 0, 1, 2, …; blank lines
+// are skipped.  Throws Error on a nonce above 2^64-1 (the CLI refuses it).
 export function seenDeals(lines) {
   const out = [];
   let next = 0n;
+  let no = 0;
   for (const raw of lines) {
-    const line = raw.replace(/\r?\n$/, '').replace(/\r$/, '');
-    if (line.trim() === '') continue;
-    const m = /^(0|[1-9][0-9]*)\t(.*)$/s.exec(line);
+    no++;
+    const line = raw.replace(/\n$/, '').replace(/\r$/, '');
+    if (line === '') continue;
+    const m = /^([0-9]+)\t(.*)$/s.exec(line);
     const nonce = m ? BigInt(m[1]) : next;
+    if (nonce > U64_MAX) throw new Error(`your deals, line ${no}: nonce ${m[1]} is above 2^64-1`);
     out.push({ nonce, tsv: m ? m[2] : line });
     next = nonce + 1n;
   }
   return out;
+}
+
+// What the player's evidence showed, only of what they gave (as the CLI).
+function gaveText(g) {
+  if (!g || !(g.commitment || g.seed || g.deals)) return '';
+  const deals = g.deals ? `your ${g.deals} deal${g.deals === 1 ? ' is' : 's are'} in it, the same` : '';
+  if (!g.commitment && !g.seed) return `; your ${g.deals} deal${g.deals === 1 ? ' is' : 's are'} in period ${g.period}, the same`;
+  return `; your ${g.commitment ? 'commitment' : 'client seed'} is period ${g.period}'s` +
+    (g.commitment && g.seed ? ', your client seed is its' : '') + (deals ? `, ${deals}` : '');
 }
 
 function summarise(r) {
@@ -394,13 +482,23 @@ function summarise(r) {
   const checked = r.deals.filter((d) => d.computed).length;
   if (!first)
     return { ...r, verdict: 'honest', rule: null, line: 0, checked,
-      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed` };
+      message: `every rule holds; ${checked} deal${checked === 1 ? '' : 's'} recomputed${gaveText(r.gave)}` };
   return { ...r, verdict: INCONCLUSIVE.has(first.rule) ? 'inconclusive' : 'dishonest',
     rule: first.rule, line: first.line, message: first.message, checked };
 }
 
+// A card in a message: main.js shows it by the name and symbol the page
+// shows (A♠, 黑桃A, 五筒); as text it stays its code.  Tiles and cards
+// differ ("2s" is both), so the kind is in the mark.
+const OPEN = '\u27e6';
+const CLOSE = '\u27e7';
+export const cardMark = (code, tiles) => (code ? `${OPEN}${tiles ? 't' : 'c'}:${code}${CLOSE}` : 'none');
+export const MARK = /\u27e6([tc]):([^\u27e7]*)\u27e7/g;
+export const plain = (message) => String(message).replace(MARK, '$2');
+
 // Where two TSV deals first differ, in words.
 export function firstDifference(claim, truth, game, players) {
+  const tiles = S.GAMES[game].deck === 136 || S.GAMES[game].deck === 144;
   const a = S.partsOfTsv(claim, game, players);
   const b = S.partsOfTsv(truth, game, players);
   if (a.length !== b.length) return `${a.length} parts where the deal has ${b.length}`;
@@ -409,60 +507,74 @@ export function firstDifference(claim, truth, game, players) {
     const y = b[i].cards;
     for (let j = 0; j < Math.max(x.length, y.length); j++)
       if (x[j] !== y[j])
-        return `${b[i].en}, card ${j + 1}: ${x[j] ?? 'none'} where the deal has ${y[j] ?? 'none'}`;
+        return `${b[i].en}, card ${j + 1}: ${cardMark(x[j], tiles)} where the deal has ${cardMark(y[j], tiles)}`;
   }
   return 'the same cards';
 }
 
 // ---- one deal from its parts -------------------------------------------
 // q: {server_seed, commitment, client_seed, nonce, game, players, decks,
-//     deal, scheme}; every value a string as typed (or missing).
+//     deal, scheme}; every value a string as typed (or missing).  A value
+// that is not one the check can use (an unknown game, a nonce that is not
+// a number, a deal that is not a TSV of the game, …) is a usage error, as
+// in `fair check`: {verdict: 'error'}, no verdict on the dealer.  The
+// result's scope says, in the verdict, what the check proved and what not.
 export async function checkOne(q) {
   const out = { mode: 'one', findings: [] };
+  const usage = (message) => Object.assign(out, { verdict: 'error', rule: null, line: 0, message });
   const bad = (rule, message) => {
     out.findings.push({ rule, line: 0, message });
     return Object.assign(out, { verdict: 'dishonest', rule, line: 0, message });
   };
   const scheme = q.scheme || S.SCHEME_V2;
-  if (!S.SCHEMES.includes(scheme)) return bad('malformed', `scheme '${scheme}' is not one this page verifies`);
+  if (!S.SCHEMES.includes(scheme)) return usage(`scheme '${scheme}' is not one this page verifies`);
   const game = q.game || 'doudizhu';
   const g = S.GAMES[game];
-  if (!g) return bad('malformed', `unknown game '${game}'`);
+  if (!g) return usage(`unknown game '${game}'`);
+  // decimal digits (leading zeros allowed, as the CLI's --nonce=07)
   const int = (v, dflt, what) => {
     if (v === undefined || v === null || v === '') return dflt;
-    if (!/^(0|[1-9][0-9]*)$/.test(v)) throw new Error(`${what} '${v}' is not a non-negative integer`);
-    return v;
+    if (!/^[0-9]+$/.test(v)) throw new Error(`${what} '${v}' is not a non-negative integer`);
+    return BigInt(v);
   };
   let players, decks, nonce;
   try {
     players = Number(int(q.players, g.players, 'players'));
     decks = Number(int(q.decks, g.decks, 'decks'));
-    nonce = BigInt(int(q.nonce, undefined, 'nonce') ?? NaN);
+    nonce = int(q.nonce, null, 'the nonce');
   } catch (e) {
-    return bad('malformed', e instanceof RangeError || e instanceof SyntaxError ? 'no nonce given' : e.message);
+    return usage(e.message);
   }
-  if (nonce > U64_MAX) return bad('malformed', 'the nonce is above 2^64-1');
+  if (nonce === null) return usage('no nonce given');
+  if (nonce >= U64_MAX) return usage('the nonce must be below 2^64-1 (a period never reaches 2^64-1)');
   const why = S.tableError(game, players, decks);
-  if (why) return bad('malformed', why);
+  if (why) return usage(why);
   const clientSeed = q.client_seed ?? '';
-  const seedWhy = clientSeedError(clientSeed, scheme);
-  if (seedWhy) return bad('malformed', seedWhy);
-  const commitment = (q.commitment || '').toLowerCase();
+  // the CLI's rule for a seed checked alone: pf-2's, the empty seed allowed
+  const seedWhy = clientSeed === '' ? null : clientSeedError(clientSeed, S.SCHEME_V2);
+  if (seedWhy) return usage(seedWhy);
+  const commitment = (q.commitment || '').trim().toLowerCase();
   if (commitment && !/^[0-9a-f]{64}$/.test(commitment))
-    return bad('malformed', 'the commitment is not 64 hex digits');
+    return usage('the commitment is not 64 hex digits');
   Object.assign(out, { scheme, game, players, decks, nonce, clientSeed, commitment });
-  const claim = q.deal || '';
+  // the deal as `fair deal --format=tsv` prints it; a final LF, CR LF or
+  // CR is the line's end (as the CLI's --deal and the player's deals)
+  const claim = (q.deal || '').replace(/\n$/, '').replace(/\r$/, '');
   if (claim) {
     const tw = S.tsvError(claim, game, players);
-    if (tw) return bad('malformed', `the deal: ${tw}`);
+    if (tw) return usage(`the deal is not a deal of ${game} for ${players} players: ${tw}`);
     out.claim = claim;
   }
-  const seedHex = (q.server_seed || '').toLowerCase();
+  const which = `nonce ${nonce}, client seed ${JSON.stringify(clientSeed)}`;
+  const always = ['that the server could not pick this nonce or client seed among many: ' +
+    'only the period\'s whole log shows that'];
+  const seedHex = (q.server_seed || '').trim().toLowerCase();
   if (!seedHex) {
     return Object.assign(out, { verdict: 'inconclusive', rule: 'unrevealed', line: 0,
-      message: 'the server seed is not revealed yet: nothing can be checked until it is' });
+      message: 'the server seed is not revealed yet: nothing can be checked until it is',
+      scope: { proved: [], unproved: ['anything yet: a deal is checked once the server reveals its seed'] } });
   }
-  if (!/^[0-9a-f]{64}$/.test(seedHex)) return bad('malformed', 'the server seed is not 64 hex digits');
+  if (!/^[0-9a-f]{64}$/.test(seedHex)) return usage('the server seed is not 64 hex digits');
   const seed = S.hexToBytes(seedHex);
   out.serverSeed = seedHex;
   out.computedCommitment = S.bytesToHex(await S.sha256(seed));
@@ -470,14 +582,22 @@ export async function checkOne(q) {
   if (!commitment)
     return Object.assign(out, { verdict: 'inconclusive', rule: null, line: 0,
       message: 'no commitment given: the hands below are the seeds\' deal, but nothing ' +
-        'shows the seed was fixed before play' });
+        'shows the seed was fixed before play',
+      scope: { proved: [`the hands below are these seeds' deal (${which})`],
+        unproved: ['that the seed was fixed before play: give the commitment', ...always] } });
   if (out.computedCommitment !== commitment)
     return bad('bad-reveal', `SHA-256 of the server seed is ${out.computedCommitment.slice(0, 12)}…, ` +
       `not the commitment ${commitment.slice(0, 12)}…`);
   if (claim && claim !== out.computed.tsv)
     return bad('bad-deal', `the deal is not the one the seeds give ` +
       `(${firstDifference(claim, out.computed.tsv, game, players)})`);
+  const proved = ['the server seed is the committed one',
+    claim ? `your deal is exactly the seeds' deal, card by card (${which})`
+      : `the hands below are the seeds' deal (${which})`];
+  const unproved = claim ? always
+    : ['that these are your cards: no deal given, compare them with yours', ...always];
   return Object.assign(out, { verdict: 'honest', rule: null, line: 0,
     message: claim ? 'the seed matches the commitment and the deal is the one the seeds give'
-      : 'the seed matches the commitment; the hands below are the ones the seeds give' });
+      : 'the seed matches the commitment; no deal was given: compare the hands below with yours',
+    scope: { proved, unproved } });
 }

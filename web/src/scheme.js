@@ -233,7 +233,7 @@ export function tsvError(tsv, game, players) {
   let n = 0;
   for (const field of fields) {
     for (const c of field.split(' ')) {
-      if (!(tiles ? validCode(c, g.deck) : validCode(c, 54)))
+      if (!(tiles ? validCode(c, 144) : validCode(c, 54)))
         return c === '' ? 'an empty card (cards are separated by one space, parts by one tab)'
           : `'${c}' is not a card code of ${game}`;
       n++;
