@@ -458,8 +458,7 @@ static int do_check(const vrf_args *a)
     uint8_t *pk = hex_or_die("check", "public key", a->pk, 32, NULL);
     size_t n, nmine = 0;
     fs_vrf_record *mine = a->my_hands ? my_hands(a->my_hands, &nmine) : NULL;
-    char *text = fair_slurp("log", a->log, &n,
-                            a->max_log ? a->max_log : FAIR_LOG_SIZE_MAX);
+    char *text = fair_slurp("log", a->log, &n, FAIR_LOG_SIZE_MAX);
     note_ctx ctx = {json, 0};
     fs_vrf_log_result r;
     if (json)
