@@ -81,6 +81,11 @@ int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
                    uint64_t lines, svc_error *e);
 int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
                      const char *line, svc_error *e);
+/* In the open transaction: the table's client_seed records (the lines
+ * as written, '\n' after each) appended to out, for the library's
+ * fs_fair_client_seed_used.  0, or -1 with e set. */
+int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
+                           svc_error *e);
 
 /* Readers: any thread, own connection (WAL: they never block the writer).
  * The log as it is committed, lines joined by '\n' with a final '\n'.

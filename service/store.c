@@ -255,6 +255,37 @@ int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
     return step_done(s, ST_APPEND, e);
 }
 
+/* The table's client_seed records, on the writer's connection (so the
+ * open transaction's own lines count too).  The library writes every
+ * record with its keys in one order, so instr() finds them all; a pf-2
+ * period's deals repeat its client_seed record's seed.  Prepared at each
+ * call: a client seed is set once a period. */
+int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
+                           svc_error *e)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT line FROM log WHERE table_id = ?1 AND"
+                                " instr(line, '\"event\":\"client_seed\"')"
+                                " > 0 ORDER BY seq", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            svc_buf_add(out, (const char *)sqlite3_column_text(q, 0),
+                        (size_t)sqlite3_column_bytes(q, 0));
+            svc_buf_add(out, "\n", 1);
+        }
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return fail(e, s->db, rc);
+    if (out->failed) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- readers ------------------------------------------------------- */
 
 static sqlite3 *reader(const char *path, svc_error *e)

@@ -197,6 +197,31 @@ static int op_client_seed(svc_writer *w, svc_op *op, entry *en, char *line,
             lib_error(&op->err, rc, "the client seed");
         return 0;
     }
+    /* A seed of an earlier period would make the log dishonest for ever. */
+    svc_buf seeds = {0};
+    if (svc_store_client_seeds(w->st, op->table, &seeds, &op->err)) {
+        svc_buf_free(&seeds);
+        return op->err.status == 503 && !strcmp(op->err.code, "out_of_memory")
+                   ? 0 : -1;
+    }
+    rc = fs_fair_client_seed_used(seeds.p, seeds.len, op->client_seed, NULL);
+    svc_buf_free(&seeds);
+    if (rc == 1) {
+        svc_error_set(&op->err, 409, "client_seed_reused",
+                      "table %lld: this client seed was used in an earlier "
+                      "period of the table's log; a period needs a new one "
+                      "(nothing was written)", (long long)op->table);
+        return 0;
+    }
+    if (rc < 0) {
+        if (rc == FS_ENOMEM)
+            svc_error_set(&op->err, 503, "out_of_memory", "out of memory");
+        else
+            svc_error_set(&op->err, 503, "storage_error",
+                          "table %lld: a damaged record in the log",
+                          (long long)op->table);
+        return 0;
+    }
     if (store_record(w, op->table, en, line, &op->err))
         return -1;
     reply_period(&op->reply, op->table, &en->work);
