@@ -14,6 +14,7 @@
 
 #include <sodium.h>
 
+#include "outfile.h"
 #include "service.h"
 
 static void msg(const char *fmt, const char *a, const char *b)
@@ -120,22 +121,41 @@ static void web_page(const svc_config *cfg, char *out, size_t cap)
         snprintf(out, cap, "%s/../share/fairshuf/web/verify.html", exe);
 }
 
+/* The bound port, by the library's output rules (lib/outfile.h): a
+ * regular file is replaced whole (a new file renamed over it: readers see
+ * the whole number or nothing; no name of ours, such as FILE.tmp, is ever
+ * written through), a symbolic link stays a link to the file it names, a
+ * device or FIFO is written in place, never replaced.  A FIFO nobody reads
+ * is refused at once: waiting for a reader would hold the start (SIGTERM
+ * is blocked until the service is ready). */
 static int write_port(const char *path, unsigned port)
 {
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f)) {
-        msg("%s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+            msg("%s: %s", path, errno == ENXIO ? "a FIFO that nobody reads"
+                                               : strerror(errno));
+            return -1;
+        }
+        close(fd);
     }
-    if (rename(tmp, path)) { /* readers see the whole number or nothing */
+    char text[16];
+    int n = snprintf(text, sizeof text, "%u\n", port);
+    fs__outfile o;
+    fs__outfile_init(&o, path, NULL, NULL);
+    int ok = fs__outfile_open(&o) == FS_OK;
+    if (ok) {
+        errno = ENOSPC; /* a short write sets none */
+        ok = write(o.fd, text, (size_t)n) == n;
+    }
+    if (ok)
+        ok = fs__outfile_commit(&o) == FS_OK;
+    else
+        fs__outfile_abort(&o);
+    if (!ok)
         msg("%s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return ok ? 0 : -1;
 }
 
 int svc_run(const svc_config *cfg)

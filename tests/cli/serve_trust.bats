@@ -51,3 +51,67 @@ teardown() {
     cmp "$L" "$T/p.before"
     "$F" fair client-seed --server-seed-file="$S" --log="$L" --client-seed=carol
 }
+
+# Starts the service with --port-file="$1" (and the rest of "$@"), waits for
+# its "listening on" line; sets SPID, PORT, URL.  1 when it exits first.
+start_serve_pf() {
+    : >"$T/serve.out"
+    "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0 \
+        --port-file="$@" >>"$T/serve.out" 2>>"$T/serve.err" &
+    SPID=$!
+    local i
+    for i in $(seq 1 400); do
+        grep -q "listening on" "$T/serve.out" && break
+        kill -0 "$SPID" 2>/dev/null || { cat "$T/serve.err"; return 1; }
+        sleep 0.025
+    done
+    PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/serve.out")
+    URL="http://127.0.0.1:$PORT"
+    curl -sf "$URL/v1/health" >/dev/null
+}
+
+stop_serve() {
+    kill "$SPID"
+    wait "$SPID"
+    SPID=
+}
+
+@test "--port-file: a symlink stays a link, a planted FILE.tmp link is not followed, a FIFO and a device are written in place" {
+    # a symbolic link: the file it names gets the port, the link stays
+    echo old >"$T/real"
+    ln -s real "$T/link"
+    start_serve_pf "$T/link"
+    [ -L "$T/link" ]
+    [ "$(cat "$T/real")" = "$PORT" ]
+    stop_serve
+    # a planted FILE.tmp symlink: never written through
+    ln -s "$T/victim" "$T/port.tmp"
+    start_serve_pf "$T/port"
+    [ "$(cat "$T/port")" = "$PORT" ]
+    [ ! -e "$T/victim" ]
+    [ -L "$T/port.tmp" ]
+    ls -a "$T" | grep -c fairshuf- | grep -qx 0   # no temporary file left
+    stop_serve
+    # a FIFO: written in place for its reader; none: refused, not held
+    mkfifo "$T/fifo"
+    timeout 20 cat "$T/fifo" >"$T/fifo.out" &
+    reader=$!
+    start_serve_pf "$T/fifo"
+    wait "$reader"
+    [ -p "$T/fifo" ]
+    [ "$(cat "$T/fifo.out")" = "$PORT" ]
+    stop_serve
+    run timeout 20 "$F" serve --db="$DB" --token-file="$T/token" \
+        --listen=127.0.0.1:0 --port-file="$T/fifo"
+    [ "$status" -eq 1 ]
+    [[ $output == *"fifo: a FIFO that nobody reads"* ]]
+    [ -p "$T/fifo" ]
+    # a device node (our own copy of /dev/null, so a failure replaces only it)
+    if mknod "$T/null" c 1 3 2>/dev/null; then
+        start_serve_pf "$T/null"
+        [ -c "$T/null" ]
+        stop_serve
+    else
+        echo "# mknod needs root: the device case is not run" >&3
+    fi
+}
