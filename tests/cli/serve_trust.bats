@@ -101,7 +101,7 @@ stop_serve() {
     [ -p "$T/fifo" ]
     [ "$(cat "$T/fifo.out")" = "$PORT" ]
     stop_serve
-    run timeout 20 "$F" serve --db="$DB" --token-file="$T/token" \
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/token" \
         --listen=127.0.0.1:0 --port-file="$T/fifo"
     [ "$status" -eq 1 ]
     [[ $output == *"fifo: a FIFO that nobody reads"* ]]
