@@ -250,8 +250,8 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     svc_error e = {0};
     svc_buf b = {0};
     if (!strcmp(r->name, "health")) {
-        svc_buf_str(&b, "{\"status\":\"ok\"}\n");
-        return send_json(h, c, rq, r->name, 200, &b);
+        unsigned status = svc_health_json(h->cfg->db, &b);
+        return send_json(h, c, rq, r->name, status, &b);
     }
     if (!strcmp(r->name, "metrics")) {
         svc_metrics_text(&b);
@@ -260,6 +260,8 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     }
     if (!strcmp(r->name, "verify"))
         return serve_file(h, c, rq);
+    if (svc_health_refuse(&e)) /* a damaged database serves no table */
+        return send_error(h, c, rq, r->name, &e);
     if (!strcmp(r->name, "table") || !strcmp(r->name, "log")) {
         int found = !strcmp(r->name, "log")
                         ? svc_read_log(h->cfg->db, r->table, &b, &e)

@@ -174,6 +174,13 @@ int svc_run(const svc_config *cfg)
     int lock = claim_db(cfg->db);
     if (lock < 0)
         return 1;
+    if (svc_db_quick_check(cfg->db, why, sizeof why)) {
+        fprintf(stderr, "fairshuf: %s: the database is damaged (PRAGMA "
+                "quick_check: %s): not starting; restore it from a backup\n",
+                cfg->db, why);
+        close(lock);
+        return 1;
+    }
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
         msg("%s: %s", cfg->db, why);

@@ -94,6 +94,23 @@ int svc_read_log(const char *db, int64_t id, svc_buf *out, svc_error *e);
 /* The public part of a table (no server seed) as a JSON object. */
 int svc_read_table(const char *db, int64_t id, svc_buf *out, svc_error *e);
 
+/* ---- the storage's health (service/health.c) ------------------------ */
+#define SVC_DISK_LOW (1 << 20) /* free bytes under which health says so */
+/* PRAGMA quick_check of the database (read only).  0 when it is sound;
+ * -1 and *why (SQLite's first findings) otherwise. */
+int svc_db_quick_check(const char *path, char *why, size_t cap);
+/* Damage found while serving (a corrupt page, a log that disagrees with
+ * its table): from now on svc_health_refuse refuses the tables. */
+void svc_health_corrupt(const char *why);
+/* 1 and e = 503 storage_corrupt once damage was found; else 0. */
+int svc_health_refuse(svc_error *e);
+/* The writer's last commit: NULL when it succeeded, else its error (only
+ * the storage's are kept: 507 storage_full, storage_error, ...). */
+void svc_health_write(const svc_error *e);
+/* GET /v1/health: the JSON object into out; returns the HTTP status (200
+ * healthy, 503 not). */
+unsigned svc_health_json(const char *db, svc_buf *out);
+
 /* ---- the writer: one thread, group commit (service/writer.c) -------- */
 typedef enum svc_op_kind {
     SVC_OP_OPEN, SVC_OP_CLIENT_SEED, SVC_OP_DEAL, SVC_OP_ROTATE

@@ -35,7 +35,8 @@ static const char *const sql[ST_COUNT] = {
     " commitment, client_seed, next_nonce, lines, periods)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 1)",
     "SELECT scheme, game, players, decks, server_seed, commitment,"
-    " client_seed, next_nonce, lines FROM tables WHERE id = ?1",
+    " client_seed, next_nonce, lines,"
+    " (SELECT max(seq) FROM log WHERE table_id = ?1) FROM tables WHERE id = ?1",
     "UPDATE tables SET scheme = ?2, game = ?3, players = ?4, decks = ?5,"
     " server_seed = ?6, commitment = ?7, client_seed = ?8, next_nonce = ?9,"
     " lines = ?10, periods = periods + (commitment <> ?7) WHERE id = ?1",
@@ -51,7 +52,10 @@ struct svc_store {
  * client may retry later), 503 otherwise.  SQLite's messages name no data. */
 static int fail(svc_error *e, sqlite3 *db, int rc)
 {
-    if (rc == SQLITE_FULL)
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+        svc_health_corrupt(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        svc_health_refuse(e);
+    } else if (rc == SQLITE_FULL)
         svc_error_set(e, 507, "storage_full",
                       "the database's disk is full; nothing was written");
     else
@@ -215,14 +219,24 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
             }
             p->next_nonce = (uint64_t)sqlite3_column_int64(q, 7);
             *lines = (uint64_t)sqlite3_column_int64(q, 8);
+            /* the log's last line must be line `lines` (a cut log: damage) */
+            if (*lines == 0 ? sqlite3_column_type(q, 9) != SQLITE_NULL
+                            : sqlite3_column_type(q, 9) != SQLITE_INTEGER ||
+                                  (uint64_t)sqlite3_column_int64(q, 9) !=
+                                      *lines - 1)
+                found = -1;
         }
     } else if (rc != SQLITE_DONE)
         found = -2;
     sqlite3_reset(q);
     sqlite3_clear_bindings(q);
-    if (found == -1)
-        svc_error_set(e, 503, "storage_error", "table %lld: a damaged row",
-                      (long long)id);
+    if (found == -1) {
+        char why[80];
+        snprintf(why, sizeof why, "table %lld: a damaged row or log",
+                 (long long)id);
+        svc_health_corrupt(why);
+        svc_health_refuse(e);
+    }
     if (found == -2)
         return fail(e, s->db, rc);
     return found;

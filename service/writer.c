@@ -332,6 +332,11 @@ static void run_batch(svc_writer *w, svc_op *ops)
     }
     if (!failed && svc_store_commit(w->st, &fatal))
         failed = 1;
+    int wrote = 0;               /* a commit with no record proves nothing */
+    for (svc_op *op = ops; op; op = op->next)
+        wrote |= !op->err.status;
+    if (failed || wrote)
+        svc_health_write(failed ? &fatal : NULL);
     size_t n = 0;
     for (svc_op *op = ops; op; op = op->next, n++)
         if (failed) { /* a refusal keeps its own answer */

@@ -115,3 +115,53 @@ stop_serve() {
         echo "# mknod needs root: the device case is not run" >&3
     fi
 }
+
+# A table of 25 deals (27 log lines) in a stopped service's database.
+table_of_27() {
+    start_serve
+    id=$(new_table bridge alice)
+    for i in $(seq 1 25); do
+        [ "$(api POST "/v1/tables/$id/deals")" = 200 ]
+    done
+    [ "$(api GET /v1/health)" = 200 ]
+    [ "$(jget status)" = ok ]
+    [ "$(jget storage)" = ok ]
+    [ "$(jget last_write_error)" = None ]
+    [ "$(jget disk_low)" = false ]
+    [ "$(jget disk_free_bytes)" -gt 0 ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    PORT=0
+}
+
+@test "a damaged database: refused at start (quick_check); a cut log found later: 503 storage_corrupt, health says so" {
+    table_of_27
+    # a page of the log's b-tree overwritten: the service does not start
+    cp "$DB" "$T/good.db"
+    "$PY" - "$DB" <<'PY'
+import sqlite3, sys
+n = sqlite3.connect(sys.argv[1]).execute("pragma page_count").fetchone()[0]
+with open(sys.argv[1], "r+b") as f:
+    f.seek(4096 * (n - 1) + 8)
+    f.write(b"\xff" * 64)
+PY
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"the database is damaged (PRAGMA quick_check: "*"): not starting"* ]]
+    # a log cut from 27 lines to 3 (no page damage: quick_check passes)
+    cp "$T/good.db" "$DB"
+    "$PY" -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("delete from log where seq >= 3"); c.commit()' "$DB"
+    start_serve
+    [ "$(api GET /v1/health)" = 200 ]
+    [ "$(api POST "/v1/tables/$id/deals")" = 503 ]
+    [ "$(jget error.code)" = storage_corrupt ]
+    [ "$(api GET /v1/health)" = 503 ]
+    [ "$(jget status)" = error ]
+    [ "$(jget storage)" = corrupt ]
+    [[ $(jget storage_message) == *"table $id"* ]]
+    # from now on no table is served, read or written
+    [ "$(api GET "/v1/tables/$id/log")" = 503 ]
+    [ "$(api GET "/v1/tables/$id")" = 503 ]
+    [ "$(api POST /v1/tables '{"game":"bridge"}')" = 503 ]
+    [ "$(jget error.code)" = storage_corrupt ]
+}
