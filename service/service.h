@@ -111,6 +111,22 @@ void svc_health_write(const svc_error *e);
  * healthy, 503 not). */
 unsigned svc_health_json(const char *db, svc_buf *out);
 
+/* ---- a map from table id (> 0) to a pointer (service/table_map.c) ---- */
+typedef struct svc_map {
+    int64_t *keys;           /* 0: a free slot */
+    void **vals;
+    size_t cap, n;           /* cap a power of two (or 0), n keys */
+} svc_map;                   /* {0}: empty */
+/* The value of key, or NULL.  O(1) expected. */
+void *svc_map_get(const svc_map *m, int64_t key);
+/* Sets key's value (replacing any).  0, or -1 (key <= 0, out of memory:
+ * the map as it was).  O(1) amortized. */
+int svc_map_put(svc_map *m, int64_t key, void *val);
+/* Removes key; returns its value (NULL when absent). */
+void *svc_map_del(svc_map *m, int64_t key);
+/* Calls free_val (if not NULL) on every value, then empties the map. */
+void svc_map_free(svc_map *m, void (*free_val)(void *));
+
 /* ---- the writer: one thread, group commit (service/writer.c) -------- */
 typedef enum svc_op_kind {
     SVC_OP_OPEN, SVC_OP_CLIENT_SEED, SVC_OP_DEAL, SVC_OP_ROTATE

@@ -165,3 +165,30 @@ PY
     [ "$(api POST /v1/tables '{"game":"bridge"}')" = 503 ]
     [ "$(jget error.code)" = storage_corrupt ]
 }
+
+@test "table ids far apart (1e8, 3e9): each is served, new tables open, memory stays small" {
+    start_serve
+    a=$(new_table bridge alice)
+    b=$(new_table bridge bob)
+    kill "$SPID"; wait "$SPID"; SPID=; PORT=0
+    "$PY" - "$DB" "$a" "$b" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+for old, new in ((sys.argv[2], 100000000), (sys.argv[3], 3000000000)):
+    c.execute("update tables set id = ? where id = ?", (new, old))
+    c.execute("update log set table_id = ? where table_id = ?", (new, old))
+c.execute("update sqlite_sequence set seq = 3000000000 where name = 'tables'")
+c.commit()
+PY
+    start_serve
+    [ "$(api POST /v1/tables/100000000/deals)" = 200 ]
+    [ "$(api POST /v1/tables/3000000000/deals)" = 200 ]
+    [ "$(api POST /v1/tables '{"game":"bridge"}')" = 201 ]
+    [ "$(jget table)" = 3000000001 ]
+    [ "$(api POST /v1/tables/3000000001/client-seed '{"client_seed":"carol"}')" = 200 ]
+    [ "$(api POST /v1/tables/3000000001/deals)" = 200 ]
+    [ "$(api POST /v1/tables/99999999/deals)" = 404 ]
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$SPID/status")
+    echo "# service RSS ${rss} kB" >&3
+    [ "$rss" -lt 100000 ]     # an array by id took 800 MB for id 1e8
+}
