@@ -55,6 +55,26 @@ static double now(void)
 
 /* ---- answers -------------------------------------------------------- */
 
+/* Queues response r (the headers every answer has) and records the
+ * request's metric. */
+static enum MHD_Result queue(svc_http *h, struct MHD_Connection *c,
+                             request *rq, const char *route, unsigned status,
+                             const char *type, struct MHD_Response *r)
+{
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (status == 401)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Bearer realm=\"fairshuf\"");
+    if (atomic_load(&h->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    svc_metric_request(route, status, now() - rq->t0);
+    return ok;
+}
+
 static enum MHD_Result send_buf(svc_http *h, struct MHD_Connection *c,
                                 request *rq, const char *route,
                                 unsigned status, const char *type,
@@ -78,18 +98,7 @@ static enum MHD_Result send_buf(svc_http *h, struct MHD_Connection *c,
     svc_buf_free(b);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (status == 401)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                                "Bearer realm=\"fairshuf\"");
-    if (atomic_load(&h->draining))
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    svc_metric_request(route, status, now() - rq->t0);
-    return ok;
+    return queue(h, c, rq, route, status, type, r);
 }
 
 static enum MHD_Result send_json(svc_http *h, struct MHD_Connection *c,
@@ -106,6 +115,41 @@ static enum MHD_Result send_error(svc_http *h, struct MHD_Connection *c,
     svc_buf b = {0};
     svc_error_json(e, &b);
     return send_json(h, c, rq, route, e->status, &b);
+}
+
+static ssize_t log_block(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    long n = svc_log_read(cls, buf, max);
+    return n > 0 ? (ssize_t)n
+                 : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                          : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void log_end(void *cls)
+{
+    svc_log_close(cls);
+}
+
+/* GET /v1/tables/ID/log: streamed in blocks of 32 KiB (chunked). */
+static enum MHD_Result send_log(svc_http *h, struct MHD_Connection *c,
+                                request *rq, int64_t table)
+{
+    svc_error e = {0};
+    svc_log_stream *ls = NULL;
+    int found = svc_log_open(h->cfg->db, table, &ls, &e);
+    if (found == 0)
+        svc_error_set(&e, 404, "unknown_table", "no table %lld",
+                      (long long)table);
+    if (found != 1)
+        return send_error(h, c, rq, "log", &e);
+    struct MHD_Response *r = MHD_create_response_from_callback(
+        MHD_SIZE_UNKNOWN, 32 * 1024, log_block, ls, log_end);
+    if (!r) {
+        svc_log_close(ls);
+        return MHD_NO;
+    }
+    return queue(h, c, rq, "log", 200, "application/x-ndjson", r);
 }
 
 static enum MHD_Result fail(svc_http *h, struct MHD_Connection *c,
@@ -262,10 +306,10 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
         return serve_file(h, c, rq);
     if (svc_health_refuse(&e)) /* a damaged database serves no table */
         return send_error(h, c, rq, r->name, &e);
-    if (!strcmp(r->name, "table") || !strcmp(r->name, "log")) {
-        int found = !strcmp(r->name, "log")
-                        ? svc_read_log(h->cfg->db, r->table, &b, &e)
-                        : svc_read_table(h->cfg->db, r->table, &b, &e);
+    if (!strcmp(r->name, "log"))
+        return send_log(h, c, rq, r->table);
+    if (!strcmp(r->name, "table")) {
+        int found = svc_read_table(h->cfg->db, r->table, &b, &e);
         if (found == 0)
             svc_error_set(&e, 404, "unknown_table", "no table %lld",
                           (long long)r->table);
@@ -273,8 +317,6 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
             svc_buf_free(&b);
             return send_error(h, c, rq, r->name, &e);
         }
-        if (!strcmp(r->name, "log"))
-            return send_buf(h, c, rq, r->name, 200, "application/x-ndjson", &b);
         return send_json(h, c, rq, r->name, 200, &b);
     }
     /* the operator's calls: the writer, one transaction per batch */

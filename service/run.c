@@ -125,23 +125,26 @@ static void web_page(const svc_config *cfg, char *out, size_t cap)
  * regular file is replaced whole (a new file renamed over it: readers see
  * the whole number or nothing; no name of ours, such as FILE.tmp, is ever
  * written through), a symbolic link stays a link to the file it names, a
- * device or FIFO is written in place, never replaced.  A FIFO nobody reads
- * is refused at once: waiting for a reader would hold the start (SIGTERM
- * is blocked until the service is ready). */
+ * device or FIFO is written in place, never replaced.  A FIFO is written
+ * only when a reader has it open (else refused at once: waiting would
+ * hold the start, and SIGTERM is blocked until the service is ready). */
 static int write_port(const char *path, unsigned port)
 {
+    char text[16];
+    int n = snprintf(text, sizeof text, "%u\n", port);
     struct stat st;
     if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
         int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) {
-            msg("%s: %s", path, errno == ENXIO ? "a FIFO that nobody reads"
-                                               : strerror(errno));
-            return -1;
-        }
-        close(fd);
+        int ok = fd >= 0 && fcntl(fd, F_SETFL, 0) == 0 &&
+                 write(fd, text, (size_t)n) == n;
+        if (!ok)
+            msg("%s: %s", path, fd < 0 && errno == ENXIO
+                                    ? "a FIFO that nobody reads"
+                                    : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return ok ? 0 : -1;
     }
-    char text[16];
-    int n = snprintf(text, sizeof text, "%u\n", port);
     fs__outfile o;
     fs__outfile_init(&o, path, NULL, NULL);
     int ok = fs__outfile_open(&o) == FS_OK;

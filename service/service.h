@@ -88,11 +88,21 @@ int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
                            svc_error *e);
 
 /* Readers: any thread, own connection (WAL: they never block the writer).
- * The log as it is committed, lines joined by '\n' with a final '\n'.
- * 1 found, 0 unknown table, -1 error. */
-int svc_read_log(const char *db, int64_t id, svc_buf *out, svc_error *e);
-/* The public part of a table (no server seed) as a JSON object. */
+ * The public part of a table (no server seed) as a JSON object. */
 int svc_read_table(const char *db, int64_t id, svc_buf *out, svc_error *e);
+
+/* ---- a table's log, streamed (service/log_stream.c) ----------------- */
+typedef struct svc_log_stream svc_log_stream;
+/* Opens table id's log as committed now (its own connection): 1 and *out,
+ * 0 unknown table, -1 with e set (a log that does not end at the table's
+ * last line is damage: 503 storage_corrupt). */
+int svc_log_open(const char *db, int64_t id, svc_log_stream **out,
+                 svc_error *e);
+/* The next bytes of the log (lines, each with its '\n') into buf[0..max):
+ * how many (> 0), 0 at the end, -1 on a failure or damage found on the way
+ * (a line missing: the storage is marked damaged). */
+long svc_log_read(svc_log_stream *s, char *buf, size_t max);
+void svc_log_close(svc_log_stream *s);
 
 /* ---- the storage's health (service/health.c) ------------------------ */
 #define SVC_DISK_LOW (1 << 20) /* free bytes under which health says so */

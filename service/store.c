@@ -350,20 +350,6 @@ static int read_rows(const char *path, const char *text, int64_t id,
     return result;
 }
 
-static void log_row(sqlite3_stmt *q, svc_buf *out)
-{
-    svc_buf_add(out, (const char *)sqlite3_column_text(q, 0),
-                (size_t)sqlite3_column_bytes(q, 0));
-    svc_buf_add(out, "\n", 1);
-}
-
-int svc_read_log(const char *path, int64_t id, svc_buf *out, svc_error *e)
-{
-    return read_rows(path,
-                     "SELECT line FROM log WHERE table_id = ?1 ORDER BY seq",
-                     id, log_row, out, e);
-}
-
 static void table_row(sqlite3_stmt *q, svc_buf *out)
 {
     svc_buf_printf(out, "{\"table\":%lld,\"scheme\":",
