@@ -163,6 +163,7 @@ static enum MHD_Result fail(svc_http *h, struct MHD_Connection *c,
 
 /* ---- requests ------------------------------------------------------- */
 
+/* 1 the operator's token; 0 no bearer token; -1 another token. */
 static int authorized(svc_http *h, struct MHD_Connection *c)
 {
     const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -174,7 +175,7 @@ static int authorized(svc_http *h, struct MHD_Connection *c)
         a++;
     uint8_t hash[32];
     crypto_hash_sha256(hash, (const unsigned char *)a, strlen(a));
-    return sodium_memcmp(hash, h->token_hash, 32) == 0;
+    return sodium_memcmp(hash, h->token_hash, 32) == 0 ? 1 : -1;
 }
 
 /* "/v1/tables/ID/rest" -> id and rest ("" for /v1/tables/ID); 0 if not. */
@@ -248,6 +249,8 @@ static int find_route(const char *url, route *r)
     const char *rest;
     if (strcmp(url, "/v1/health") == 0)
         *r = (route){"health", "GET", 0, 0};
+    else if (strcmp(url, "/v1/games") == 0)
+        *r = (route){"games", "GET", 0, 0};
     else if (strcmp(url, "/metrics") == 0)
         *r = (route){"metrics", "GET", 0, 0};
     else if (strcmp(url, "/verify") == 0 || strcmp(url, "/verify/") == 0)
@@ -296,6 +299,10 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     if (!strcmp(r->name, "health")) {
         unsigned status = svc_health_json(h->cfg->db, &b);
         return send_json(h, c, rq, r->name, status, &b);
+    }
+    if (!strcmp(r->name, "games")) {
+        svc_games_json(&b);
+        return send_json(h, c, rq, r->name, 200, &b);
     }
     if (!strcmp(r->name, "metrics")) {
         svc_metrics_text(&b);
@@ -380,10 +387,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
             !(head && strcmp(r.method, "GET") == 0))
             return fail(h, c, rq, r.name, 405, "method_not_allowed",
                         "this resource answers %s only", r.method);
-        if (!strcmp(r.method, "POST") && !authorized(h, c))
+        int auth = strcmp(r.method, "POST") ? 1 : authorized(h, c);
+        if (auth == 0)
             return fail(h, c, rq, r.name, 401, "unauthorized",
                         "operator calls need 'Authorization: Bearer TOKEN'"
                         "%s", "");
+        if (auth < 0)
+            return fail(h, c, rq, r.name, 401, "bad_token",
+                        "the bearer token is not the operator's%s", "");
         const char *len = MHD_lookup_connection_value(
             c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (len && strtoull(len, NULL, 10) > h->cfg->max_body)
@@ -446,6 +457,13 @@ static int listen_on(const char *spec, unsigned *port, char *why, size_t cap)
         snprintf(why, cap, "invalid --listen '%s' (HOST:PORT)", spec);
         return -1;
     }
+    const char *port_text = colon + 1;
+    size_t digits = strspn(port_text, "0123456789");
+    if (port_text[digits] || digits > 5 || strtoul(port_text, NULL, 10) > 65535) {
+        snprintf(why, cap, "invalid --listen '%s': the port is 0 to 65535",
+                 spec);
+        return -1;
+    }
     memcpy(host, spec, (size_t)(colon - spec));
     host[colon - spec] = '\0';
     if (host[0] == '[' && host[strlen(host) - 1] == ']') {
@@ -504,7 +522,10 @@ svc_http *svc_http_start(const svc_config *cfg, svc_writer *w,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_conn,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+        /* slowloris: one address cannot take every connection, and a
+         * connection that sends nothing (or reads nothing) is closed */
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->idle_timeout,
         MHD_OPTION_NOTIFY_COMPLETED, completed, h,
         MHD_OPTION_END);
     if (!h->daemon) {

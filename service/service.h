@@ -21,6 +21,8 @@ typedef struct svc_config {
     const char *exe;         /* argv[0], to find the default web root */
     size_t max_body;         /* request body limit, bytes */
     unsigned max_conn;       /* concurrent connections */
+    unsigned max_per_ip;     /* ... from one client address (0: no limit) */
+    unsigned idle_timeout;   /* seconds a connection may stay silent */
     unsigned threads;        /* HTTP event-loop threads */
     unsigned batch;          /* most records in one transaction */
     int sync_normal;         /* 1: synchronous=NORMAL (not durable
@@ -172,6 +174,10 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
 void svc_writer_submit(svc_writer *w, svc_op *op);
 /* Finishes the queued work, stops the thread. */
 void svc_writer_stop(svc_writer *w);
+
+/* GET /v1/games: {"games":[{"name","description","players",
+ * "min_players","max_players","decks"},...]} (service/games.c). */
+void svc_games_json(svc_buf *out);
 
 /* ---- metrics (service/metrics.c), Prometheus text ------------------- */
 void svc_metric_request(const char *route, unsigned status, double seconds);

@@ -12,6 +12,9 @@ setup() {
 
 teardown() {
     serve_teardown
+    if [ -n "${SMALL:-}" ]; then
+        umount "$SMALL" 2>/dev/null || true
+    fi
 }
 
 @test "a client seed of an earlier period is refused (service 409, CLI exit 2); nothing is written" {
@@ -262,4 +265,137 @@ PY
     [ "$(api GET "/v1/tables/$id/log")" = 503 ]
     [ "$(jget error.code)" = storage_corrupt ]
     [ "$(api GET /v1/health)" = 503 ]
+}
+
+@test "idle connections (slowloris): one address holds at most --max-connections-per-ip, silent ones are closed, others are served" {
+    start_serve --max-connections=32 --max-connections-per-ip=8 --idle-timeout=2
+    "$PY" - "$PORT" "$T/open" <<'PY' &
+import socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+socks = []
+for i in range(40):          # more than --max-connections, all from 127.0.0.1
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")  # never ends
+        socks.append(s)
+    except OSError:
+        pass
+def still_open():
+    n = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            n += s.recv(1, socket.MSG_PEEK) != b""
+        except BlockingIOError:
+            n += 1           # nothing to read, not closed: held by the server
+        except OSError:
+            pass
+    return n
+time.sleep(1)
+first = still_open()
+time.sleep(3)                # past --idle-timeout
+with open(out, "w") as f:
+    f.write("%d %d\n" % (first, still_open()))
+PY
+    idle=$!
+    sleep 0.5
+    # another client (127.0.0.2) is served while the first holds its sockets
+    run curl -s --max-time 5 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' "$URL/v1/health"
+    [ "$output" = 200 ]
+    wait "$idle"
+    read -r first later <"$T/open"
+    echo "held after 1 s: $first; after 4 s: $later"
+    [ "$first" -ge 1 ] && [ "$first" -le 8 ]       # the first address gets no more than its 8
+    [ "$later" -eq 0 ]       # the silent ones are closed after 2 s
+    run "$F" serve --db="$DB" --token-file="$T/token" --idle-timeout=0
+    [ "$status" -eq 2 ]
+    run "$F" serve --db="$DB" --token-file="$T/token" --max-connections-per-ip=65537
+    [ "$status" -eq 2 ]
+}
+
+@test "small refusals: NUL in a game or a token, a FIFO or group-writable token, a group-readable database, port 65536, --batch's range; -wal/-shm owner-only" {
+    start_serve
+    [ "$(api POST /v1/tables '{"game":"bridge\u0000x"}')" = 400 ]
+    [ "$(jget error.code)" = bad_game ]
+    [ "$(stat -c %a "$DB-wal")" = 600 ]
+    [ "$(stat -c %a "$DB-shm")" = 600 ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    # the token file
+    printf 'abcdefghijklmnop\0qrstuvwxyz\n' >"$T/nul"; chmod 600 "$T/nul"
+    run "$F" serve --db="$DB" --token-file="$T/nul" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"the token file holds a NUL byte"* ]]
+    mkfifo "$T/fifo"; chmod 600 "$T/fifo"
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/fifo" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"not a regular file"* ]]
+    chmod 620 "$T/token"
+    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"writable by its group"* ]]
+    chmod 640 "$T/token"     # a group of operators may read it
+    # the database
+    chmod 640 "$DB"
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"readable or writable by its group or others (chmod 600)"* ]]
+    chmod 600 "$DB"
+    : >"$DB-wal"; : >"$DB-shm"; chmod 644 "$DB-wal" "$DB-shm"
+    PORT=0
+    start_serve
+    [ "$(stat -c %a "$DB-wal")" = 600 ]
+    [ "$(stat -c %a "$DB-shm")" = 600 ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    # options
+    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:65536
+    [ "$status" -eq 1 ]
+    [[ $output == *"the port is 0 to 65535"* ]]
+    for b in 0 -1 65537 x; do
+        run "$F" serve --db="$DB" --token-file="$T/token" --batch="$b"
+        [ "$status" -eq 2 ]
+        [[ $output == *"invalid batch size: '$b' (1 to 65536)"* ]]
+    done
+}
+
+@test "GET /v1/games lists the games; a wrong token is told apart from a missing one" {
+    start_serve
+    [ "$(api GET /v1/games)" = 200 ]
+    "$PY" -c '
+import json, sys
+g = {x["name"]: x for x in json.load(open(sys.argv[1]))["games"]}
+assert g["holdem"]["min_players"] == 2 and g["holdem"]["max_players"] == 10, g
+assert g["bridge"]["players"] == 4 and g["shengji"]["decks"] == 2, g' "$T/body"
+    [ "$(curl -s -o "$T/body" -w '%{http_code}' -X POST "$URL/v1/tables")" = 401 ]
+    [ "$(jget error.code)" = unauthorized ]
+    [ "$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer not-the-token-at-all" "$URL/v1/tables")" = 401 ]
+    [ "$(jget error.code)" = bad_token ]
+}
+
+@test "a nearly full disk: health says so (503, disk_low, last_write_error), writes answer 507; space again: ok" {
+    SMALL="$T/small"
+    mkdir "$SMALL"
+    if ! out=$(mount -t tmpfs -o size=2m tmpfs "$SMALL" 2>&1); then
+        skip "mount -t tmpfs refused here ($out): needs root in a system that allows mounts"
+    fi
+    DB="$SMALL/tables.db"
+    start_serve
+    [ "$(api GET /v1/health)" = 200 ]
+    id=$(new_table bridge frank)
+    dd if=/dev/zero of="$SMALL/filler" bs=4k 2>/dev/null || true
+    [ "$(api GET /v1/health)" = 503 ]
+    [ "$(jget disk_low)" = true ]
+    for i in $(seq 1 200); do
+        s=$(api POST "/v1/tables/$id/deals")
+        [ "$s" = 200 ] || break
+    done
+    [ "$s" = 507 ]
+    [ "$(jget error.code)" = storage_full ]
+    [ "$(api GET /v1/health)" = 503 ]
+    [ "$(jget last_write_error)" = storage_full ]
+    rm -f "$SMALL/filler"
+    [ "$(api POST "/v1/tables/$id/deals")" = 200 ]
+    [ "$(api GET /v1/health)" = 200 ]
+    [ "$(jget last_write_error)" = None ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    umount "$SMALL"
 }
