@@ -309,7 +309,7 @@ PYEOF
     [[ $output == *"check: OK"* ]]
 }
 
-@test "examples/serve_client.mjs (Node, built-in fetch) opens, deals, rotates and checks" {
+@test "examples/serve_client.mjs (Node, a keep-alive agent) opens, deals, rotates and checks" {
     command -v node >/dev/null || { echo "node is missing (scripts/setup.sh installs nodejs)"; return 1; }
     start_serve
     run node "$BATS_TEST_DIRNAME/../../examples/serve_client.mjs" --url="$URL" \
