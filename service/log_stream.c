@@ -109,6 +109,8 @@ int svc_log_open(const char *path, int64_t id, svc_log_stream **out,
 static size_t drain(svc_log_stream *s, char *buf, size_t max)
 {
     size_t n = s->plen - s->poff < max ? s->plen - s->poff : max;
+    if (n == 0)
+        return 0;
     memcpy(buf, s->pend + s->poff, n);
     s->poff += n;
     return n;
