@@ -15,10 +15,14 @@ serve_setup() {
     PORT=0
 }
 
+# Stops the service; unmounts $SMALL (a test's small tmpfs) if set.
 serve_teardown() {
     if [ -n "${SPID:-}" ] && kill -0 "$SPID" 2>/dev/null; then
         kill -9 "$SPID" 2>/dev/null
         wait "$SPID" 2>/dev/null || true
+    fi
+    if [ -n "${SMALL:-}" ]; then
+        umount "$SMALL" 2>/dev/null || true
     fi
 }
 

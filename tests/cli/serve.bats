@@ -11,9 +11,6 @@ setup() {
 
 teardown() {
     serve_teardown
-    if [ -n "${SMALL:-}" ]; then
-        umount "$SMALL" 2>/dev/null || true
-    fi
 }
 
 @test "serve --help, usage errors, and a token file others can read is refused" {

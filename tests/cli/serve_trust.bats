@@ -12,9 +12,6 @@ setup() {
 
 teardown() {
     serve_teardown
-    if [ -n "${SMALL:-}" ]; then
-        umount "$SMALL" 2>/dev/null || true
-    fi
 }
 
 @test "a client seed of an earlier period is refused (service 409, CLI exit 2); nothing is written" {
