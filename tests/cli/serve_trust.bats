@@ -319,7 +319,7 @@ PY
     kill "$SPID"; wait "$SPID"; SPID=
     # the token file
     printf 'abcdefghijklmnop\0qrstuvwxyz\n' >"$T/nul"; chmod 600 "$T/nul"
-    run "$F" serve --db="$DB" --token-file="$T/nul" --listen=127.0.0.1:0
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/nul" --listen=127.0.0.1:0
     [ "$status" -eq 1 ]
     [[ $output == *"the token file holds a NUL byte"* ]]
     mkfifo "$T/fifo"; chmod 600 "$T/fifo"
@@ -327,7 +327,7 @@ PY
     [ "$status" -eq 1 ]
     [[ $output == *"not a regular file"* ]]
     chmod 620 "$T/token"
-    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
     [ "$status" -eq 1 ]
     [[ $output == *"writable by its group"* ]]
     chmod 640 "$T/token"     # a group of operators may read it
@@ -344,7 +344,7 @@ PY
     [ "$(stat -c %a "$DB-shm")" = 600 ]
     kill "$SPID"; wait "$SPID"; SPID=
     # options
-    run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:65536
+    run timeout -k 2 10 "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:65536
     [ "$status" -eq 1 ]
     [[ $output == *"the port is 0 to 65535"* ]]
     for b in 0 -1 65537 x; do
