@@ -144,6 +144,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUP) $(BUILD)/libfairshuf.a $(HEADERS)
 	@$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit $(SANLD) -o $@ $< $(TEST_SUP) \
 	    $(BUILD)/libfairshuf.a $(TEST_LIBS) $(LDLIBS)
 
+# test_serve_map compiles the service's table map in (#include).
+$(BUILD)/tests/test_serve_map: service/table_map.c
+
 $(BUILD)/tests/failrandom.so: tests/support/failrandom.c
 	@mkdir -p $(dir $@)
 	@$(CC) -shared -fPIC -O2 -o $@ $< -ldl

@@ -1,18 +1,22 @@
 // serve_client.mjs -- a game server's side of `fairshuf serve` in Node
-// (built-in fetch, no npm package; docs/service.md).  Opens a table, shows
-// the player its commitment, takes the player's client seed, deals three
-// hands, rotates (reveals the seed), then checks the table's public log
-// with `fairshuf fair check` as the player would.
+// (node:http with a keep-alive agent, no npm package; docs/service.md).
+// Opens a table, shows the player its commitment, takes the player's
+// client seed, deals (three hands, or --deals=N, timed), rotates (reveals
+// the seed), then checks the table's public log with `fairshuf fair check`
+// as the player would.  One connection is kept open for every call: a new
+// connection per request (bare fetch) made a deal cost a TCP handshake.
 //
 //   node examples/serve_client.mjs --url=http://127.0.0.1:8080 \
-//       --token-file=token [--game=doudizhu] [--fairshuf=fairshuf]
+//       --token-file=token [--game=doudizhu] [--deals=3] [--fairshuf=fairshuf]
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const opt = { url: 'http://127.0.0.1:8080', game: 'doudizhu', fairshuf: 'fairshuf' };
+const opt = { url: 'http://127.0.0.1:8080', game: 'doudizhu', fairshuf: 'fairshuf', deals: '3' };
 for (const a of process.argv.slice(2)) {
   const m = /^--([a-z-]+)=(.*)$/.exec(a);
   if (!m) { console.error(`serve_client: unknown argument '${a}'`); process.exit(2); }
@@ -21,22 +25,41 @@ for (const a of process.argv.slice(2)) {
 if (!opt['token-file']) { console.error('serve_client: --token-file is required'); process.exit(2); }
 const token = readFileSync(opt['token-file'], 'ascii').split('\n')[0].trim();
 const base = opt.url.replace(/\/$/, '');
+const web = base.startsWith('https:') ? https : http;
+// Keep-alive: the connection is reused (the service closes one that stays
+// silent longer than its --idle-timeout, 15 s by default).
+const agent = new web.Agent({ keepAlive: true, maxSockets: 1 });
 
 // One request: the decoded JSON answer (the log as text), or exit with the
 // service's {"error": {"code", "message"}}.
-async function call(method, path, body) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+function call(method, path, body) {
+  const data = body === undefined ? '' : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = web.request(base + path, {
+      method,
+      agent,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(data),
+      },
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          const e = JSON.parse(text).error;
+          console.error(`${method} ${path}: ${res.statusCode} ${e.code}: ${e.message}`);
+          process.exit(1);
+        }
+        resolve(path.endsWith('/log') ? text : JSON.parse(text));
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
   });
-  const text = await r.text();
-  if (!r.ok) {
-    const e = JSON.parse(text).error;
-    console.error(`${method} ${path}: ${r.status} ${e.code}: ${e.message}`);
-    process.exit(1);
-  }
-  return path.endsWith('/log') ? text : JSON.parse(text);
 }
 
 const table = await call('POST', '/v1/tables', { game: opt.game });
@@ -46,11 +69,15 @@ console.log(`table ${id} (${opt.game}): commitment ${commitment}`);
 const clientSeed = `node-${randomBytes(8).toString('hex')}`;
 await call('POST', `/v1/tables/${id}/client-seed`, { client_seed: clientSeed });
 const seen = [];
-for (let i = 0; i < 3; i++) {
+const ndeals = Number(opt.deals);
+const t0 = process.hrtime.bigint();
+for (let i = 0; i < ndeals; i++) {
   const d = await call('POST', `/v1/tables/${id}/deals`);
   seen.push(d);
-  console.log(`deal ${d.nonce}: ${d.deal.replaceAll('\t', ' | ')}`);
+  if (i < 3) console.log(`deal ${d.nonce}: ${d.deal.replaceAll('\t', ' | ')}`);
 }
+const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+if (ndeals > 3) console.log(`${ndeals} deals in ${secs.toFixed(2)} s: ${(ndeals / secs).toFixed(0)} deals/s`);
 const rot = await call('POST', `/v1/tables/${id}/rotate`);
 if (createHash('sha256').update(Buffer.from(rot.server_seed, 'hex')).digest('hex') !== commitment) {
   console.error('the revealed seed is not the commitment\'s');
@@ -75,4 +102,5 @@ try {
   process.exitCode = status;
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  agent.destroy();
 }

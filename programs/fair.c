@@ -57,7 +57,8 @@ static const char usage_text[] =
     "             file F readable only by its owner; with --log, opens a\n"
     "             period for the table in L (created if missing); then prints\n"
     "             the commitment, SHA-256(seed), to publish before play.\n"
-    "client-seed  records the player's client seed C for the open period.\n"
+    "client-seed  records the player's client seed C for the open period\n"
+    "             (a seed already used in L is refused: exit 2).\n"
     "deal         with --log: deals the period's next nonce with its client\n"
     "             seed and table, appends the deal to L, then shows it; on\n"
     "             the period's first deal --client-seed records C first (as\n"
@@ -284,6 +285,22 @@ static void client_or_die(const char *sub, const char *scheme, const char *c)
         cli_die(CLI_USAGE, "fair %s: invalid client seed: %s", sub, why);
 }
 
+/* A client seed already in the log would make it dishonest for ever: the
+ * library's rule refuses it before anything is written. */
+static void client_fresh_or_die(const char *sub, const fair_args *a,
+                                const fair_log *l)
+{
+    size_t at;
+    int used = fs_fair_client_seed_used(l->text, (size_t)l->size, a->client,
+                                        &at);
+    if (used == 1)
+        cli_die(CLI_USAGE, "fair %s: client seed '%s' is already used at "
+                "line %zu of log '%s': each period needs a client seed never "
+                "used before in the log", sub, a->client, at, a->log);
+    if (used < 0)
+        cli_die(CLI_FAIL, "fair %s: %s", sub, fs_strerror(used));
+}
+
 static int do_client_seed(const fair_args *a)
 {
     need("client-seed", a->seed_file, "server-seed-file");
@@ -293,6 +310,7 @@ static int do_client_seed(const fair_args *a)
     fair_log l = {-1, 0, 0, NULL, {0}};
     fs_fair_period p;
     resume("client-seed", a, &l, &p);
+    client_fresh_or_die("client-seed", a, &l);
     static char line[FS_FAIR_LINE_MAX + 1];
     const char *why = NULL;
     int rc = fs_fair_period_client_seed(&p, a->client, line, sizeof line,
@@ -338,6 +356,7 @@ static int deal_logged(const fair_args *a, fs_dealer *d, fs_deal *deal)
                     "give the player's (--client-seed, or 'fair "
                     "client-seed')");
         client_or_die("deal", p.scheme, a->client);
+        client_fresh_or_die("deal", a, &l);
         const char *why = NULL;
         int rc = fs_fair_period_client_seed(&p, a->client, cline,
                                             sizeof cline, &why);

@@ -82,6 +82,7 @@ static int parse_open(const svc_buf *body, svc_op *op, svc_error *e)
         svc_error_set(e, 400, "bad_game", "\"game\" must be a game's name "
                                           "(fairshuf deal --game=list)");
     else if (json_string_length(g) >= sizeof op->game ||
+             strlen(json_string_value(g)) != json_string_length(g) ||
              !(game = fs_game_find(json_string_value(g))))
         svc_error_set(e, 400, "bad_game", "unknown game (fairshuf deal "
                                           "--game=list names them)");

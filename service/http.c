@@ -55,6 +55,26 @@ static double now(void)
 
 /* ---- answers -------------------------------------------------------- */
 
+/* Queues response r (the headers every answer has) and records the
+ * request's metric. */
+static enum MHD_Result queue(svc_http *h, struct MHD_Connection *c,
+                             request *rq, const char *route, unsigned status,
+                             const char *type, struct MHD_Response *r)
+{
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (status == 401)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Bearer realm=\"fairshuf\"");
+    if (atomic_load(&h->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    svc_metric_request(route, status, now() - rq->t0);
+    return ok;
+}
+
 static enum MHD_Result send_buf(svc_http *h, struct MHD_Connection *c,
                                 request *rq, const char *route,
                                 unsigned status, const char *type,
@@ -78,18 +98,7 @@ static enum MHD_Result send_buf(svc_http *h, struct MHD_Connection *c,
     svc_buf_free(b);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (status == 401)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                                "Bearer realm=\"fairshuf\"");
-    if (atomic_load(&h->draining))
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    svc_metric_request(route, status, now() - rq->t0);
-    return ok;
+    return queue(h, c, rq, route, status, type, r);
 }
 
 static enum MHD_Result send_json(svc_http *h, struct MHD_Connection *c,
@@ -108,6 +117,41 @@ static enum MHD_Result send_error(svc_http *h, struct MHD_Connection *c,
     return send_json(h, c, rq, route, e->status, &b);
 }
 
+static ssize_t log_block(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    long n = svc_log_read(cls, buf, max);
+    return n > 0 ? (ssize_t)n
+                 : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                          : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void log_end(void *cls)
+{
+    svc_log_close(cls);
+}
+
+/* GET /v1/tables/ID/log: streamed in blocks of 32 KiB (chunked). */
+static enum MHD_Result send_log(svc_http *h, struct MHD_Connection *c,
+                                request *rq, int64_t table)
+{
+    svc_error e = {0};
+    svc_log_stream *ls = NULL;
+    int found = svc_log_open(h->cfg->db, table, &ls, &e);
+    if (found == 0)
+        svc_error_set(&e, 404, "unknown_table", "no table %lld",
+                      (long long)table);
+    if (found != 1)
+        return send_error(h, c, rq, "log", &e);
+    struct MHD_Response *r = MHD_create_response_from_callback(
+        MHD_SIZE_UNKNOWN, 32 * 1024, log_block, ls, log_end);
+    if (!r) {
+        svc_log_close(ls);
+        return MHD_NO;
+    }
+    return queue(h, c, rq, "log", 200, "application/x-ndjson", r);
+}
+
 static enum MHD_Result fail(svc_http *h, struct MHD_Connection *c,
                             request *rq, const char *route, unsigned status,
                             const char *code, const char *fmt, const char *arg)
@@ -119,6 +163,7 @@ static enum MHD_Result fail(svc_http *h, struct MHD_Connection *c,
 
 /* ---- requests ------------------------------------------------------- */
 
+/* 1 the operator's token; 0 no bearer token; -1 another token. */
 static int authorized(svc_http *h, struct MHD_Connection *c)
 {
     const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -130,7 +175,7 @@ static int authorized(svc_http *h, struct MHD_Connection *c)
         a++;
     uint8_t hash[32];
     crypto_hash_sha256(hash, (const unsigned char *)a, strlen(a));
-    return sodium_memcmp(hash, h->token_hash, 32) == 0;
+    return sodium_memcmp(hash, h->token_hash, 32) == 0 ? 1 : -1;
 }
 
 /* "/v1/tables/ID/rest" -> id and rest ("" for /v1/tables/ID); 0 if not. */
@@ -204,6 +249,8 @@ static int find_route(const char *url, route *r)
     const char *rest;
     if (strcmp(url, "/v1/health") == 0)
         *r = (route){"health", "GET", 0, 0};
+    else if (strcmp(url, "/v1/games") == 0)
+        *r = (route){"games", "GET", 0, 0};
     else if (strcmp(url, "/metrics") == 0)
         *r = (route){"metrics", "GET", 0, 0};
     else if (strcmp(url, "/verify") == 0 || strcmp(url, "/verify/") == 0)
@@ -250,7 +297,11 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     svc_error e = {0};
     svc_buf b = {0};
     if (!strcmp(r->name, "health")) {
-        svc_buf_str(&b, "{\"status\":\"ok\"}\n");
+        unsigned status = svc_health_json(h->cfg->db, &b);
+        return send_json(h, c, rq, r->name, status, &b);
+    }
+    if (!strcmp(r->name, "games")) {
+        svc_games_json(&b);
         return send_json(h, c, rq, r->name, 200, &b);
     }
     if (!strcmp(r->name, "metrics")) {
@@ -260,10 +311,12 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     }
     if (!strcmp(r->name, "verify"))
         return serve_file(h, c, rq);
-    if (!strcmp(r->name, "table") || !strcmp(r->name, "log")) {
-        int found = !strcmp(r->name, "log")
-                        ? svc_read_log(h->cfg->db, r->table, &b, &e)
-                        : svc_read_table(h->cfg->db, r->table, &b, &e);
+    if (svc_health_refuse(&e)) /* a damaged database serves no table */
+        return send_error(h, c, rq, r->name, &e);
+    if (!strcmp(r->name, "log"))
+        return send_log(h, c, rq, r->table);
+    if (!strcmp(r->name, "table")) {
+        int found = svc_read_table(h->cfg->db, r->table, &b, &e);
         if (found == 0)
             svc_error_set(&e, 404, "unknown_table", "no table %lld",
                           (long long)r->table);
@@ -271,8 +324,6 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
             svc_buf_free(&b);
             return send_error(h, c, rq, r->name, &e);
         }
-        if (!strcmp(r->name, "log"))
-            return send_buf(h, c, rq, r->name, 200, "application/x-ndjson", &b);
         return send_json(h, c, rq, r->name, 200, &b);
     }
     /* the operator's calls: the writer, one transaction per batch */
@@ -336,10 +387,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
             !(head && strcmp(r.method, "GET") == 0))
             return fail(h, c, rq, r.name, 405, "method_not_allowed",
                         "this resource answers %s only", r.method);
-        if (!strcmp(r.method, "POST") && !authorized(h, c))
+        int auth = strcmp(r.method, "POST") ? 1 : authorized(h, c);
+        if (auth == 0)
             return fail(h, c, rq, r.name, 401, "unauthorized",
                         "operator calls need 'Authorization: Bearer TOKEN'"
                         "%s", "");
+        if (auth < 0)
+            return fail(h, c, rq, r.name, 401, "bad_token",
+                        "the bearer token is not the operator's%s", "");
         const char *len = MHD_lookup_connection_value(
             c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (len && strtoull(len, NULL, 10) > h->cfg->max_body)
@@ -402,6 +457,13 @@ static int listen_on(const char *spec, unsigned *port, char *why, size_t cap)
         snprintf(why, cap, "invalid --listen '%s' (HOST:PORT)", spec);
         return -1;
     }
+    const char *port_text = colon + 1;
+    size_t digits = strspn(port_text, "0123456789");
+    if (port_text[digits] || digits > 5 || strtoul(port_text, NULL, 10) > 65535) {
+        snprintf(why, cap, "invalid --listen '%s': the port is 0 to 65535",
+                 spec);
+        return -1;
+    }
     memcpy(host, spec, (size_t)(colon - spec));
     host[colon - spec] = '\0';
     if (host[0] == '[' && host[strlen(host) - 1] == ']') {
@@ -460,7 +522,10 @@ svc_http *svc_http_start(const svc_config *cfg, svc_writer *w,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_conn,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+        /* slowloris: one address cannot take every connection, and a
+         * connection that sends nothing (or reads nothing) is closed */
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->idle_timeout,
         MHD_OPTION_NOTIFY_COMPLETED, completed, h,
         MHD_OPTION_END);
     if (!h->daemon) {

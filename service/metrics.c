@@ -7,7 +7,7 @@
 
 static const char *const routes[] = {
     "health", "tables", "table", "client_seed", "deals", "rotate", "log",
-    "metrics", "verify", "other",
+    "metrics", "verify", "games", "other",
 };
 #define NROUTES (sizeof routes / sizeof routes[0])
 static const unsigned statuses[] = {200, 201, 400, 401, 404, 405, 409,

@@ -17,17 +17,25 @@ static const char usage_text[] =
     "\n"
     "      --db=FILE          the database\n"
     "      --token-file=FILE  the operator's bearer token (first line, 16 or\n"
-    "                         more visible ASCII characters; the file must\n"
-    "                         not be readable or writable by others): every\n"
+    "                         more visible ASCII characters; a regular file\n"
+    "                         without NUL bytes, not writable by its group,\n"
+    "                         not readable or writable by others): every\n"
     "                         POST needs 'Authorization: Bearer TOKEN'\n"
     "      --listen=HOST:PORT where to listen (default 127.0.0.1:8080; port 0\n"
     "                         picks a free port, printed on standard output)\n"
-    "      --port-file=FILE   write the bound port to FILE once ready\n"
+    "      --port-file=FILE   write the bound port to FILE once ready (a\n"
+    "                         device or FIFO is written in place, a symlink\n"
+    "                         stays a link, a file is replaced whole)\n"
     "      --web-root=DIR     folder of the verifier page verify.html, served\n"
     "                         as GET /verify (default: web/ beside the\n"
     "                         binary, else PREFIX/share/fairshuf/web)\n"
     "      --max-body=BYTES   largest request body (default 16K)\n"
     "      --max-connections=N  concurrent connections (default 1024)\n"
+    "      --max-connections-per-ip=N  concurrent connections from one\n"
+    "                         client address (default 64; 0: no limit, for\n"
+    "                         a reverse proxy that limits them itself)\n"
+    "      --idle-timeout=SECONDS  close a connection that sends or reads\n"
+    "                         nothing for this long (default 15; 1 to 3600)\n"
     "      --threads=N        HTTP event-loop threads (default 2)\n"
     "      --batch=N          most requests in one transaction (group commit;\n"
     "                         default 256; 1 turns group commit off)\n"
@@ -37,7 +45,8 @@ static const char usage_text[] =
     "      --help             display this help and exit\n"
     "      --version          output version information and exit\n"
     "\n"
-    "API (docs/service.md): GET /v1/health, POST /v1/tables {\"game\",\n"
+    "API (docs/service.md): GET /v1/health, GET /v1/games,\n"
+    "POST /v1/tables {\"game\",\n"
     "\"players\",\"decks\"}, POST /v1/tables/ID/client-seed {\"client_seed\"},\n"
     "POST /v1/tables/ID/deals, POST /v1/tables/ID/rotate, GET /v1/tables/ID,\n"
     "GET /v1/tables/ID/log (what 'fairshuf fair check --log' reads),\n"
@@ -49,10 +58,22 @@ static const char usage_text[] =
     "  fairshuf serve --db=tables.db --token-file=token "
     "--listen=127.0.0.1:8080\n";
 
+/* A count from lo to hi, or a usage error saying so (for any bad text,
+ * a negative one too). */
+static unsigned range_or_die(const char *what, const char *s, unsigned lo,
+                             unsigned hi)
+{
+    uint64_t v;
+    if (cli_parse_u64(s, &v) != 0 || v < lo || v > hi)
+        cli_die(CLI_USAGE, "invalid %s: '%s' (%u to %u)", what, s, lo, hi);
+    return (unsigned)v;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
-           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS };
+           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS, OPT_PER_IP,
+           OPT_IDLE };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -61,6 +82,8 @@ int cmd_serve(int argc, char **argv)
         {"web-root", required_argument, NULL, OPT_WEB},
         {"max-body", required_argument, NULL, OPT_BODY},
         {"max-connections", required_argument, NULL, OPT_CONN},
+        {"max-connections-per-ip", required_argument, NULL, OPT_PER_IP},
+        {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"batch", required_argument, NULL, OPT_BATCH},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"sync", required_argument, NULL, OPT_SYNC},
@@ -68,7 +91,8 @@ int cmd_serve(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     svc_config cfg = {.listen = "127.0.0.1:8080", .max_body = 16384,
-                      .max_conn = 1024, .batch = 256,
+                      .max_conn = 1024, .max_per_ip = 64,
+                      .idle_timeout = 15, .batch = 256,
                       .threads = 2, .exe = argv[0]};
     uint64_t v;
     int c;
@@ -86,18 +110,18 @@ int cmd_serve(int argc, char **argv)
             cfg.max_body = (size_t)v;
             break;
         case OPT_CONN:
-            v = cli_u64_or_die("connection count", optarg);
-            if (v < 1 || v > 65536)
-                cli_die(CLI_USAGE, "invalid connection count: '%s' (1 to "
-                                   "65536)", optarg);
-            cfg.max_conn = (unsigned)v;
+            cfg.max_conn = range_or_die("connection count", optarg, 1, 65536);
+            break;
+        case OPT_PER_IP:
+            cfg.max_per_ip = range_or_die("connections per address", optarg,
+                                          0, 65536);
+            break;
+        case OPT_IDLE:
+            cfg.idle_timeout = range_or_die("idle timeout (seconds)", optarg,
+                                            1, 3600);
             break;
         case OPT_BATCH:
-            v = cli_u64_or_die("batch size", optarg);
-            if (v < 1 || v > 65536)
-                cli_die(CLI_USAGE, "invalid batch size: '%s' (1 to 65536)",
-                        optarg);
-            cfg.batch = (unsigned)v;
+            cfg.batch = range_or_die("batch size", optarg, 1, 65536);
             break;
         case OPT_THREADS: cfg.threads = cli_threads_or_die(optarg, 64); break;
         case OPT_SYNC:

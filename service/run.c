@@ -14,6 +14,7 @@
 
 #include <sodium.h>
 
+#include "outfile.h"
 #include "service.h"
 
 static void msg(const char *fmt, const char *a, const char *b)
@@ -28,7 +29,8 @@ static void msg(const char *fmt, const char *a, const char *b)
  * bytes or with characters outside visible ASCII. */
 static int read_token(const char *path, char *tok, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st)) {
         msg("%s: %s", path, strerror(errno));
@@ -36,11 +38,13 @@ static int read_token(const char *path, char *tok, size_t cap)
             close(fd);
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IROTH | S_IWOTH))) {
+    if (!S_ISREG(st.st_mode) ||
+        (st.st_mode & (S_IWGRP | S_IROTH | S_IWOTH))) {
         msg("%s: %s", path, !S_ISREG(st.st_mode)
                                 ? "the token file is not a regular file"
-                                : "the token file is readable or writable "
-                                  "by others (chmod o-rw)");
+                                : "the token file is writable by its group "
+                                  "or readable or writable by others "
+                                  "(chmod g-w,o-rw)");
         close(fd);
         return -1;
     }
@@ -48,6 +52,10 @@ static int read_token(const char *path, char *tok, size_t cap)
     close(fd);
     if (n < 0) {
         msg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (memchr(tok, '\0', (size_t)n)) { /* a NUL would cut the token short */
+        msg("%s: %s", path, "the token file holds a NUL byte");
         return -1;
     }
     tok[n] = '\0';
@@ -80,10 +88,10 @@ static int claim_db(const char *path)
         return -1;
     }
     const char *why = !S_ISREG(st.st_mode) ? "not a regular file"
-                      : (st.st_mode & (S_IROTH | S_IWOTH))
+                      : (st.st_mode & 077)
                           ? "the database (it holds the unrevealed server "
-                            "seeds) is readable or writable by others "
-                            "(chmod o-rw)"
+                            "seeds) is readable or writable by its group or "
+                            "others (chmod 600)"
                           : NULL;
     if (!why && flock(fd, LOCK_EX | LOCK_NB) != 0)
         why = errno == EWOULDBLOCK ? "in use by another fairshuf serve"
@@ -94,6 +102,34 @@ static int claim_db(const char *path)
         return -1;
     }
     return fd;
+}
+
+/* A -wal or -shm file left by an earlier run keeps its mode (SQLite gives
+ * new ones the database's): owner-only too.  0, or -1 (not a regular
+ * file, or its mode cannot be fixed). */
+static int own_side_files(const char *db)
+{
+    static const char *const ext[] = {"-wal", "-shm"};
+    for (int i = 0; i < 2; i++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s%s", db, ext[i]);
+        int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0 && errno == ENOENT)
+            continue;
+        struct stat st;
+        const char *why = fd < 0 || fstat(fd, &st) ? strerror(errno)
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                          : (st.st_mode & 077) && fchmod(fd, 0600)
+                              ? strerror(errno)
+                              : NULL;
+        if (fd >= 0)
+            close(fd);
+        if (why) {
+            msg("%s: %s", p, why);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* verify.html: --web-root, else web/ beside the binary (the build tree:
@@ -120,22 +156,44 @@ static void web_page(const svc_config *cfg, char *out, size_t cap)
         snprintf(out, cap, "%s/../share/fairshuf/web/verify.html", exe);
 }
 
+/* The bound port, by the library's output rules (lib/outfile.h): a
+ * regular file is replaced whole (a new file renamed over it: readers see
+ * the whole number or nothing; no name of ours, such as FILE.tmp, is ever
+ * written through), a symbolic link stays a link to the file it names, a
+ * device or FIFO is written in place, never replaced.  A FIFO is written
+ * only when a reader has it open (else refused at once: waiting would
+ * hold the start, and SIGTERM is blocked until the service is ready). */
 static int write_port(const char *path, unsigned port)
 {
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f)) {
-        msg("%s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
+    char text[16];
+    int n = snprintf(text, sizeof text, "%u\n", port);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        int ok = fd >= 0 && fcntl(fd, F_SETFL, 0) == 0 &&
+                 write(fd, text, (size_t)n) == n;
+        if (!ok)
+            msg("%s: %s", path, fd < 0 && errno == ENXIO
+                                    ? "a FIFO that nobody reads"
+                                    : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return ok ? 0 : -1;
     }
-    if (rename(tmp, path)) { /* readers see the whole number or nothing */
+    fs__outfile o;
+    fs__outfile_init(&o, path, NULL, NULL);
+    int ok = fs__outfile_open(&o) == FS_OK;
+    if (ok) {
+        errno = ENOSPC; /* a short write sets none */
+        ok = write(o.fd, text, (size_t)n) == n;
+    }
+    if (ok)
+        ok = fs__outfile_commit(&o) == FS_OK;
+    else
+        fs__outfile_abort(&o);
+    if (!ok)
         msg("%s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return ok ? 0 : -1;
 }
 
 int svc_run(const svc_config *cfg)
@@ -151,15 +209,28 @@ int svc_run(const svc_config *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    mode_t mask = umask(077); /* the database, -wal, -shm: owner-only */
     int lock = claim_db(cfg->db);
+    if (lock >= 0 && own_side_files(cfg->db)) {
+        close(lock);
+        lock = -1;
+    }
     if (lock < 0)
         return 1;
+    if (svc_db_quick_check(cfg->db, why, sizeof why)) {
+        fprintf(stderr, "fairshuf: %s: the database is damaged (PRAGMA "
+                "quick_check: %s): not starting; restore it from a backup\n",
+                cfg->db, why);
+        close(lock);
+        return 1;
+    }
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
         msg("%s: %s", cfg->db, why);
         close(lock);
         return 1;
     }
+    umask(mask);
     svc_writer *w = svc_writer_start(st, cfg->batch, why, sizeof why);
     if (!w) {
         msg("%s%s", why, "");

@@ -21,6 +21,8 @@ typedef struct svc_config {
     const char *exe;         /* argv[0], to find the default web root */
     size_t max_body;         /* request body limit, bytes */
     unsigned max_conn;       /* concurrent connections */
+    unsigned max_per_ip;     /* ... from one client address (0: no limit) */
+    unsigned idle_timeout;   /* seconds a connection may stay silent */
     unsigned threads;        /* HTTP event-loop threads */
     unsigned batch;          /* most records in one transaction */
     int sync_normal;         /* 1: synchronous=NORMAL (not durable
@@ -81,13 +83,61 @@ int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
                    uint64_t lines, svc_error *e);
 int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
                      const char *line, svc_error *e);
+/* In the open transaction: the table's client_seed records (the lines
+ * as written, '\n' after each) appended to out, for the library's
+ * fs_fair_client_seed_used.  0, or -1 with e set. */
+int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
+                           svc_error *e);
 
 /* Readers: any thread, own connection (WAL: they never block the writer).
- * The log as it is committed, lines joined by '\n' with a final '\n'.
- * 1 found, 0 unknown table, -1 error. */
-int svc_read_log(const char *db, int64_t id, svc_buf *out, svc_error *e);
-/* The public part of a table (no server seed) as a JSON object. */
+ * The public part of a table (no server seed) as a JSON object. */
 int svc_read_table(const char *db, int64_t id, svc_buf *out, svc_error *e);
+
+/* ---- a table's log, streamed (service/log_stream.c) ----------------- */
+typedef struct svc_log_stream svc_log_stream;
+/* Opens table id's log as committed now (its own connection): 1 and *out,
+ * 0 unknown table, -1 with e set (a log that does not end at the table's
+ * last line is damage: 503 storage_corrupt). */
+int svc_log_open(const char *db, int64_t id, svc_log_stream **out,
+                 svc_error *e);
+/* The next bytes of the log (lines, each with its '\n') into buf[0..max):
+ * how many (> 0), 0 at the end, -1 on a failure or damage found on the way
+ * (a line missing: the storage is marked damaged). */
+long svc_log_read(svc_log_stream *s, char *buf, size_t max);
+void svc_log_close(svc_log_stream *s);
+
+/* ---- the storage's health (service/health.c) ------------------------ */
+#define SVC_DISK_LOW (1 << 20) /* free bytes under which health says so */
+/* PRAGMA quick_check of the database (read only).  0 when it is sound;
+ * -1 and *why (SQLite's first findings) otherwise. */
+int svc_db_quick_check(const char *path, char *why, size_t cap);
+/* Damage found while serving (a corrupt page, a log that disagrees with
+ * its table): from now on svc_health_refuse refuses the tables. */
+void svc_health_corrupt(const char *why);
+/* 1 and e = 503 storage_corrupt once damage was found; else 0. */
+int svc_health_refuse(svc_error *e);
+/* The writer's last commit: NULL when it succeeded, else its error (only
+ * the storage's are kept: 507 storage_full, storage_error, ...). */
+void svc_health_write(const svc_error *e);
+/* GET /v1/health: the JSON object into out; returns the HTTP status (200
+ * healthy, 503 not). */
+unsigned svc_health_json(const char *db, svc_buf *out);
+
+/* ---- a map from table id (> 0) to a pointer (service/table_map.c) ---- */
+typedef struct svc_map {
+    int64_t *keys;           /* 0: a free slot */
+    void **vals;
+    size_t cap, n;           /* cap a power of two (or 0), n keys */
+} svc_map;                   /* {0}: empty */
+/* The value of key, or NULL.  O(1) expected. */
+void *svc_map_get(const svc_map *m, int64_t key);
+/* Sets key's value (replacing any).  0, or -1 (key <= 0, out of memory:
+ * the map as it was).  O(1) amortized. */
+int svc_map_put(svc_map *m, int64_t key, void *val);
+/* Removes key; returns its value (NULL when absent). */
+void *svc_map_del(svc_map *m, int64_t key);
+/* Calls free_val (if not NULL) on every value, then empties the map. */
+void svc_map_free(svc_map *m, void (*free_val)(void *));
 
 /* ---- the writer: one thread, group commit (service/writer.c) -------- */
 typedef enum svc_op_kind {
@@ -124,6 +174,10 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
 void svc_writer_submit(svc_writer *w, svc_op *op);
 /* Finishes the queued work, stops the thread. */
 void svc_writer_stop(svc_writer *w);
+
+/* GET /v1/games: {"games":[{"name","description","players",
+ * "min_players","max_players","decks"},...]} (service/games.c). */
+void svc_games_json(svc_buf *out);
 
 /* ---- metrics (service/metrics.c), Prometheus text ------------------- */
 void svc_metric_request(const char *route, unsigned status, double seconds);

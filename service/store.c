@@ -35,7 +35,8 @@ static const char *const sql[ST_COUNT] = {
     " commitment, client_seed, next_nonce, lines, periods)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 1)",
     "SELECT scheme, game, players, decks, server_seed, commitment,"
-    " client_seed, next_nonce, lines FROM tables WHERE id = ?1",
+    " client_seed, next_nonce, lines,"
+    " (SELECT max(seq) FROM log WHERE table_id = ?1) FROM tables WHERE id = ?1",
     "UPDATE tables SET scheme = ?2, game = ?3, players = ?4, decks = ?5,"
     " server_seed = ?6, commitment = ?7, client_seed = ?8, next_nonce = ?9,"
     " lines = ?10, periods = periods + (commitment <> ?7) WHERE id = ?1",
@@ -51,7 +52,10 @@ struct svc_store {
  * client may retry later), 503 otherwise.  SQLite's messages name no data. */
 static int fail(svc_error *e, sqlite3 *db, int rc)
 {
-    if (rc == SQLITE_FULL)
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+        svc_health_corrupt(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        svc_health_refuse(e);
+    } else if (rc == SQLITE_FULL)
         svc_error_set(e, 507, "storage_full",
                       "the database's disk is full; nothing was written");
     else
@@ -215,14 +219,24 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
             }
             p->next_nonce = (uint64_t)sqlite3_column_int64(q, 7);
             *lines = (uint64_t)sqlite3_column_int64(q, 8);
+            /* the log's last line must be line `lines` (a cut log: damage) */
+            if (*lines == 0 ? sqlite3_column_type(q, 9) != SQLITE_NULL
+                            : sqlite3_column_type(q, 9) != SQLITE_INTEGER ||
+                                  (uint64_t)sqlite3_column_int64(q, 9) !=
+                                      *lines - 1)
+                found = -1;
         }
     } else if (rc != SQLITE_DONE)
         found = -2;
     sqlite3_reset(q);
     sqlite3_clear_bindings(q);
-    if (found == -1)
-        svc_error_set(e, 503, "storage_error", "table %lld: a damaged row",
-                      (long long)id);
+    if (found == -1) {
+        char why[80];
+        snprintf(why, sizeof why, "table %lld: a damaged row or log",
+                 (long long)id);
+        svc_health_corrupt(why);
+        svc_health_refuse(e);
+    }
     if (found == -2)
         return fail(e, s->db, rc);
     return found;
@@ -253,6 +267,37 @@ int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
     sqlite3_bind_int64(q, 2, (sqlite3_int64)seq);
     sqlite3_bind_text(q, 3, line, -1, SQLITE_STATIC);
     return step_done(s, ST_APPEND, e);
+}
+
+/* The table's client_seed records, on the writer's connection (so the
+ * open transaction's own lines count too).  The library writes every
+ * record with its keys in one order, so instr() finds them all; a pf-2
+ * period's deals repeat its client_seed record's seed.  Prepared at each
+ * call: a client seed is set once a period. */
+int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
+                           svc_error *e)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT line FROM log WHERE table_id = ?1 AND"
+                                " instr(line, '\"event\":\"client_seed\"')"
+                                " > 0 ORDER BY seq", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            svc_buf_add(out, (const char *)sqlite3_column_text(q, 0),
+                        (size_t)sqlite3_column_bytes(q, 0));
+            svc_buf_add(out, "\n", 1);
+        }
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return fail(e, s->db, rc);
+    if (out->failed) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- readers ------------------------------------------------------- */
@@ -303,20 +348,6 @@ static int read_rows(const char *path, const char *text, int64_t id,
     sqlite3_finalize(q);
     sqlite3_close(db); /* ends the read transaction */
     return result;
-}
-
-static void log_row(sqlite3_stmt *q, svc_buf *out)
-{
-    svc_buf_add(out, (const char *)sqlite3_column_text(q, 0),
-                (size_t)sqlite3_column_bytes(q, 0));
-    svc_buf_add(out, "\n", 1);
-}
-
-int svc_read_log(const char *path, int64_t id, svc_buf *out, svc_error *e)
-{
-    return read_rows(path,
-                     "SELECT line FROM log WHERE table_id = ?1 ORDER BY seq",
-                     id, log_row, out, e);
 }
 
 static void table_row(sqlite3_stmt *q, svc_buf *out)

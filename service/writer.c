@@ -35,8 +35,7 @@ struct svc_writer {
     pthread_cond_t queued;
     svc_op *head, *tail;
     int stop;
-    entry **cache;            /* by table id; NULL: not loaded */
-    size_t ncache;
+    svc_map cache;            /* table id -> entry, the tables loaded */
     entry *touched;           /* entries with a `work` copy in this batch */
     fs_deal deal;             /* scratch, large */
     fs_dealer dealer;         /* scratch, large: fs_fair_period_deal's */
@@ -45,25 +44,7 @@ struct svc_writer {
 
 static void evict(svc_writer *w, int64_t id)
 {
-    if (id > 0 && (size_t)id < w->ncache) {
-        free(w->cache[id]);
-        w->cache[id] = NULL;
-    }
-}
-
-/* Makes room in the cache for table `id`.  0, or -1 out of memory. */
-static int grow(svc_writer *w, int64_t id)
-{
-    size_t n = w->ncache ? w->ncache : 64;
-    while (n <= (size_t)id)
-        n *= 2;
-    entry **c = realloc(w->cache, n * sizeof *c);
-    if (!c)
-        return -1;
-    memset(c + w->ncache, 0, (n - w->ncache) * sizeof *c);
-    w->cache = c;
-    w->ncache = n;
-    return 0;
+    free(svc_map_del(&w->cache, id));
 }
 
 /* The table's entry, loaded from the database when not cached (the cache
@@ -71,8 +52,9 @@ static int grow(svc_writer *w, int64_t id)
  * or a storage error. */
 static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
 {
-    if (id <= 0 || (size_t)id >= w->ncache || !w->cache[id]) {
-        entry *en = calloc(1, sizeof *en);
+    entry *en = svc_map_get(&w->cache, id);
+    if (!en) {
+        en = calloc(1, sizeof *en);
         if (!en) {
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             return NULL;
@@ -80,7 +62,7 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
         /* found: 1, 0 unknown, -1 storage error (e set) */
         int found = id > 0 ? svc_store_load(w->st, id, &en->p, &en->lines, e)
                            : 0;
-        if (found == 1 && (size_t)id >= w->ncache && grow(w, id)) {
+        if (found == 1 && svc_map_put(&w->cache, id, en)) {
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             found = -1;
         }
@@ -91,9 +73,7 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
                               (long long)id);
             return NULL;
         }
-        w->cache[id] = en;
     }
-    entry *en = w->cache[id];
     if (!en->in_batch) {
         en->work = en->p;
         en->work_lines = en->lines;
@@ -195,6 +175,31 @@ static int op_client_seed(svc_writer *w, svc_op *op, entry *en, char *line,
                           why ? why : "refused", FS_FAIR_CLIENT_SEED_MAX);
         else
             lib_error(&op->err, rc, "the client seed");
+        return 0;
+    }
+    /* A seed of an earlier period would make the log dishonest for ever. */
+    svc_buf seeds = {0};
+    if (svc_store_client_seeds(w->st, op->table, &seeds, &op->err)) {
+        svc_buf_free(&seeds);
+        return op->err.status == 503 && !strcmp(op->err.code, "out_of_memory")
+                   ? 0 : -1;
+    }
+    rc = fs_fair_client_seed_used(seeds.p, seeds.len, op->client_seed, NULL);
+    svc_buf_free(&seeds);
+    if (rc == 1) {
+        svc_error_set(&op->err, 409, "client_seed_reused",
+                      "table %lld: this client seed was used in an earlier "
+                      "period of the table's log; a period needs a new one "
+                      "(nothing was written)", (long long)op->table);
+        return 0;
+    }
+    if (rc < 0) {
+        if (rc == FS_ENOMEM)
+            svc_error_set(&op->err, 503, "out_of_memory", "out of memory");
+        else
+            svc_error_set(&op->err, 503, "storage_error",
+                          "table %lld: a damaged record in the log",
+                          (long long)op->table);
         return 0;
     }
     if (store_record(w, op->table, en, line, &op->err))
@@ -307,6 +312,11 @@ static void run_batch(svc_writer *w, svc_op *ops)
     }
     if (!failed && svc_store_commit(w->st, &fatal))
         failed = 1;
+    int wrote = 0;               /* a commit with no record proves nothing */
+    for (svc_op *op = ops; op; op = op->next)
+        wrote |= !op->err.status;
+    if (failed || wrote)
+        svc_health_write(failed ? &fatal : NULL);
     size_t n = 0;
     for (svc_op *op = ops; op; op = op->next, n++)
         if (failed) { /* a refusal keeps its own answer */
@@ -401,9 +411,7 @@ void svc_writer_stop(svc_writer *w)
     pthread_cond_signal(&w->queued);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
-    for (size_t i = 0; i < w->ncache; i++)
-        free(w->cache[i]);
-    free(w->cache);
+    svc_map_free(&w->cache, free);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->queued);
     free(w);

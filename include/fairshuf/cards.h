@@ -564,6 +564,19 @@ FS_API int fs_fair_period_reveal(const fs_fair_period *p, char *line,
  * FS_EINVAL (and *p unchanged) when the line is not such a record. */
 FS_API int fs_fair_period_applied(fs_fair_period *p, const char *line);
 
+/* The rule "no client seed is used in two periods" (client-seed-reused in
+ * docs/provably-fair.md) for a server about to record client_seed for a
+ * table: a reused seed makes the log dishonest for ever, so the server
+ * asks this first and, on 1, refuses and writes nothing.  text[0..len) is
+ * the table's log, or any of its lines ('\n' ends each, the last may lack
+ * it; empty lines are skipped).  Returns 1 when a record holds client_seed
+ * -- a client_seed record or a deal (pf-1 periods have only deals) -- and
+ * *line (if not NULL) receives the 1-based line of the first one; 0 when
+ * none does (*line = 0).  Errors: FS_EINVAL (client_seed NULL, text NULL
+ * with len > 0, a line that is not a record), FS_ENOMEM.  O(len). */
+FS_API int fs_fair_client_seed_used(const char *text, size_t len,
+                                    const char *client_seed, size_t *line);
+
 /* ------------------------------------------------------------------------
  * Checking a log
  * ---------------------------------------------------------------------- */

@@ -218,3 +218,37 @@ int fs_fair_period_resume(fs_fair_period *p, const uint8_t seed[32],
     p->next_nonce = r->next_nonce;
     return FS_OK;
 }
+
+int fs_fair_client_seed_used(const char *text, size_t len,
+                             const char *client_seed, size_t *line)
+{
+    if (line != NULL)
+        *line = 0;
+    if (client_seed == NULL || (text == NULL && len > 0))
+        return FS_EINVAL;
+    fs_fair_record *r = malloc(sizeof *r);
+    if (r == NULL)
+        return FS_ENOMEM;
+    int rc = 0;
+    size_t at = 0;
+    for (size_t pos = 0; pos < len && rc == 0;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        at++;
+        if (end > pos) {
+            if (fs_fair_record_parse(text + pos, end - pos, r, NULL) != FS_OK)
+                rc = FS_EINVAL;
+            else if ((r->event == FS_FAIR_CLIENT_SEED ||
+                      r->event == FS_FAIR_DEAL) &&
+                     strcmp(r->client_seed, client_seed) == 0) {
+                rc = 1;
+                if (line != NULL)
+                    *line = at;
+            }
+        }
+        pos = end + 1;
+    }
+    sodium_memzero(r, sizeof *r);
+    free(r);
+    return rc;
+}

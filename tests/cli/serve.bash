@@ -15,15 +15,20 @@ serve_setup() {
     PORT=0
 }
 
+# Stops the service; unmounts $SMALL (a test's small tmpfs) if set.
 serve_teardown() {
     if [ -n "${SPID:-}" ] && kill -0 "$SPID" 2>/dev/null; then
         kill -9 "$SPID" 2>/dev/null
         wait "$SPID" 2>/dev/null || true
     fi
+    if [ -n "${SMALL:-}" ]; then
+        umount "$SMALL" 2>/dev/null || true
+    fi
 }
 
 # Starts the service (extra options in "$@") on $PORT (0: a free one) and
-# waits until GET /v1/health answers; sets SPID, PORT, URL.
+# waits until GET /v1/health answers (200, or 503 when the storage is not
+# healthy: a nearly full disk); sets SPID, PORT, URL.
 start_serve() {
     rm -f "$T/port"
     "$F" serve --db="$DB" --token-file="$T/token" --listen="127.0.0.1:$PORT" \
@@ -37,7 +42,7 @@ start_serve() {
     done
     PORT=$(cat "$T/port")
     URL="http://127.0.0.1:$PORT"
-    curl -sf "$URL/v1/health" >/dev/null
+    curl -s -o /dev/null "$URL/v1/health"
 }
 
 # api METHOD PATH [BODY]: prints the HTTP status; the body is in $T/body.

@@ -11,9 +11,6 @@ setup() {
 
 teardown() {
     serve_teardown
-    if [ -n "${SMALL:-}" ]; then
-        umount "$SMALL" 2>/dev/null || true
-    fi
 }
 
 @test "serve --help, usage errors, and a token file others can read is refused" {
@@ -49,7 +46,7 @@ teardown() {
     chmod 644 "$DB"
     run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0
     [ "$status" -eq 1 ]
-    [[ $output == *"readable or writable by others"* ]]
+    [[ $output == *"readable or writable by its group or others"* ]]
 }
 
 @test "a table's life: open, client seed, deals, rotate; the log checks honest; each deal is 'fair deal --format=tsv'" {
@@ -170,7 +167,7 @@ print(sqlite3.connect(sys.argv[1]).execute("select hex(server_seed) from tables 
     check 405 method_not_allowed POST "/v1/tables/$id/log"
     check 409 client_seed_already_set POST "/v1/tables/$id/client-seed" '{"client_seed":"z"}'
     # the token: missing, wrong, another scheme
-    TOKEN=wrong-token-wrong-token check 401 unauthorized POST "/v1/tables/$id/deals"
+    TOKEN=wrong-token-wrong-token check 401 bad_token POST "/v1/tables/$id/deals"
     [ "$(curl -s -o "$T/body" -w '%{http_code}' -X POST "$URL/v1/tables/$id/deals")" = 401 ]
     [ "$(jget error.code)" = unauthorized ]
     [ "$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Basic $TOKEN" "$URL/v1/tables/$id/deals")" = 401 ]
@@ -309,7 +306,7 @@ PYEOF
     [[ $output == *"check: OK"* ]]
 }
 
-@test "examples/serve_client.mjs (Node, built-in fetch) opens, deals, rotates and checks" {
+@test "examples/serve_client.mjs (Node, a keep-alive agent) opens, deals, rotates and checks" {
     command -v node >/dev/null || { echo "node is missing (scripts/setup.sh installs nodejs)"; return 1; }
     start_serve
     run node "$BATS_TEST_DIRNAME/../../examples/serve_client.mjs" --url="$URL" \
