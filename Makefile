@@ -53,8 +53,10 @@ CLI_SRC  := $(sort $(wildcard programs/*.c)) $(COMMON_SRC)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SVC_SRC  := $(sort $(wildcard service/*.c)) common/cli.c common/json.c
 SVC_OBJ  := $(SVC_SRC:%.c=$(BUILD)/obj/%.o)
-SVC_PKGS := libmicrohttpd jansson sqlite3
-SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3)
+SVC_PKGS := libmicrohttpd jansson sqlite3 libpq
+SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3 -lpq)
+# libpq's header folder (/usr/include/postgresql), for service/ only
+SVC_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
@@ -111,6 +113,7 @@ $(BUILD)/chacha-$(CHACHA):
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
+$(SVC_OBJ): ALL_CFLAGS += $(SVC_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -18,6 +18,7 @@ build=(
     libmicrohttpd-dev # fairshuf serve: the HTTP server
     libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
     libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
+    libpq-dev         # fairshuf serve --db=postgresql://: several instances on one database
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -41,6 +42,7 @@ test=(
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
     chromium          # the browser verifier page's tests (driven by playwright-core)
     curl              # fairshuf serve's tests (HTTP calls)
+    postgresql        # fairshuf serve's PostgreSQL tests: a throwaway cluster (tests/cli/pg.bash)
     nodejs            # fairshuf serve's Node client example (built-in fetch)
 )
 # Node.js and npm build the browser verifier page (make web: npm ci, esbuild)

@@ -151,20 +151,24 @@ int svc_run(const svc_config *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    int lock = claim_db(cfg->db);
-    if (lock < 0)
+    /* PostgreSQL: shared by design; its row locks keep the order */
+    int pg = strncmp(cfg->db, "postgres", 8) == 0 && strstr(cfg->db, "://");
+    int lock = pg ? -1 : claim_db(cfg->db);
+    if (lock < 0 && !pg)
         return 1;
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
-        msg("%s: %s", cfg->db, why);
-        close(lock);
+        msg("%s: %s", pg ? "the database" : cfg->db, why);
+        if (lock >= 0)
+            close(lock);
         return 1;
     }
     svc_writer *w = svc_writer_start(st, cfg->batch, why, sizeof why);
     if (!w) {
         msg("%s%s", why, "");
         svc_store_close(st);
-        close(lock);
+        if (lock >= 0)
+            close(lock);
         return 1;
     }
     web_page(cfg, page, sizeof page);
@@ -192,6 +196,7 @@ int svc_run(const svc_config *cfg)
     }
     svc_writer_stop(w);          /* then the queue is empty: stop */
     svc_store_close(st);
-    close(lock);                 /* after SQLite's own descriptors */
+    if (lock >= 0)
+        close(lock);             /* after SQLite's own descriptors */
     return status;
 }

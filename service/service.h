@@ -56,7 +56,8 @@ void svc_error_set(svc_error *e, unsigned status, const char *code,
 /* {"error":{"code":...,"message":...}} */
 void svc_error_json(const svc_error *e, svc_buf *out);
 
-/* ---- the store: SQLite (service/store.c) --------------------------- */
+/* ---- the store: SQLite (service/store.c) or, when the database is a
+ * postgresql:// URL, PostgreSQL (service/store_pg.c) ---------------- */
 typedef struct svc_store svc_store;
 /* Opens (creating if missing) the database for the one writer: WAL,
  * synchronous FULL (or NORMAL), the schema.  NULL and *why on failure. */
@@ -81,6 +82,14 @@ int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
                    uint64_t lines, svc_error *e);
 int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
                      const char *line, svc_error *e);
+/* A database several services share (PostgreSQL, store_pg.h): 1, and the
+ * writer must read every table it touches from the database in each
+ * batch, never from its cache.  0: SQLite, this service's alone. */
+int svc_store_shared(const svc_store *s);
+/* In the open transaction, before any load: locks the rows of tables
+ * ids[0..n) (sorted, distinct) until the commit or rollback, so no other
+ * service changes them meanwhile.  A no-op on SQLite.  0, or -1 with e. */
+int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e);
 
 /* Readers: any thread, own connection (WAL: they never block the writer).
  * The log as it is committed, lines joined by '\n' with a final '\n'.

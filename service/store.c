@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "service.h"
+#include "store_pg.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS tables("
@@ -43,6 +44,7 @@ static const char *const sql[ST_COUNT] = {
 };
 
 struct svc_store {
+    svc_pg *pg;              /* a postgresql:// database: store_pg.c */
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
 };
@@ -78,6 +80,13 @@ svc_store *svc_store_open(const char *path, int sync_normal, char *why,
     if (!s) {
         snprintf(why, cap, "out of memory");
         return NULL;
+    }
+    if (svc_pg_url(path)) {
+        if (!(s->pg = svc_pg_open(path, sync_normal, why, cap))) {
+            free(s);
+            return NULL;
+        }
+        return s;
     }
     int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -132,6 +141,7 @@ void svc_store_close(svc_store *s)
 {
     if (!s)
         return;
+    svc_pg_close(s->pg);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->st[i]);
     sqlite3_close(s->db);
@@ -140,16 +150,24 @@ void svc_store_close(svc_store *s)
 
 int svc_store_begin(svc_store *s, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_begin(s->pg, e);
     return step_done(s, ST_BEGIN, e);
 }
 
 int svc_store_commit(svc_store *s, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_commit(s->pg, e);
     return step_done(s, ST_COMMIT, e);
 }
 
 void svc_store_rollback(svc_store *s)
 {
+    if (s->pg) {
+        svc_pg_rollback(s->pg);
+        return;
+    }
     if (!sqlite3_get_autocommit(s->db)) {
         sqlite3_step(s->st[ST_ROLLBACK]);
         sqlite3_reset(s->st[ST_ROLLBACK]);
@@ -174,6 +192,8 @@ static void bind_period(sqlite3_stmt *q, int first, const fs_fair_period *p)
 int svc_store_new_table(svc_store *s, const fs_fair_period *p, int64_t *id,
                         svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_new_table(s->pg, p, id, e);
     bind_period(s->st[ST_INSERT], 1, p);
     if (step_done(s, ST_INSERT, e))
         return -1;
@@ -192,6 +212,8 @@ static int copy_text(char *dst, size_t cap, const unsigned char *src)
 int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
                    uint64_t *lines, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_load(s->pg, id, p, lines, e);
     sqlite3_stmt *q = s->st[ST_LOAD];
     sqlite3_bind_int64(q, 1, id);
     int rc = sqlite3_step(q), found = 0;
@@ -231,6 +253,8 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
 int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
                    uint64_t lines, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_save(s->pg, id, p, lines, e);
     sqlite3_stmt *q = s->st[ST_SAVE];
     sqlite3_bind_int64(q, 1, id);
     bind_period(q, 2, p);
@@ -248,6 +272,8 @@ int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
 int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
                      const char *line, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_append(s->pg, id, seq, line, e);
     sqlite3_stmt *q = s->st[ST_APPEND];
     sqlite3_bind_int64(q, 1, id);
     sqlite3_bind_int64(q, 2, (sqlite3_int64)seq);
@@ -314,6 +340,8 @@ static void log_row(sqlite3_stmt *q, svc_buf *out)
 
 int svc_read_log(const char *path, int64_t id, svc_buf *out, svc_error *e)
 {
+    if (svc_pg_url(path))
+        return svc_pg_read_log(path, id, out, e);
     return read_rows(path,
                      "SELECT line FROM log WHERE table_id = ?1 ORDER BY seq",
                      id, log_row, out, e);
@@ -347,10 +375,25 @@ static void table_row(sqlite3_stmt *q, svc_buf *out)
 
 int svc_read_table(const char *path, int64_t id, svc_buf *out, svc_error *e)
 {
+    if (svc_pg_url(path))
+        return svc_pg_read_table(path, id, out, e);
     /* Never the server_seed column: what this answers is public. */
     return read_rows(path,
                      "SELECT id, scheme, game, players, decks, commitment,"
                      " client_seed, next_nonce, periods, lines"
                      " FROM tables WHERE id = ?1",
                      id, table_row, out, e);
+}
+
+/* ---- what only a shared database needs ----------------------------- */
+
+int svc_store_shared(const svc_store *s)
+{
+    return s->pg != NULL;
+}
+
+int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e)
+{
+    /* SQLite: BEGIN IMMEDIATE already holds the whole file */
+    return s->pg ? svc_pg_lock(s->pg, ids, n, e) : 0;
 }

@@ -71,6 +71,11 @@ static int grow(svc_writer *w, int64_t id)
  * or a storage error. */
 static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
 {
+    /* A shared database: other services deal these tables too, so the row
+     * locked in this transaction is the truth, never the cache. */
+    if (svc_store_shared(w->st) && id > 0 && (size_t)id < w->ncache &&
+        w->cache[id] && !w->cache[id]->in_batch)
+        evict(w, id);
     if (id <= 0 || (size_t)id >= w->ncache || !w->cache[id]) {
         entry *en = calloc(1, sizeof *en);
         if (!en) {
@@ -291,10 +296,43 @@ static int run_op(svc_writer *w, svc_op *op)
     }
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The row locks of the batch's tables, in id order (store_pg.c). */
+static int lock_batch(svc_writer *w, svc_op *ops, svc_error *e)
+{
+    if (!svc_store_shared(w->st))
+        return 0;
+    size_t n = 0, k = 0;
+    for (svc_op *op = ops; op; op = op->next)
+        n++;
+    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    for (svc_op *op = ops; op; op = op->next)
+        if (op->kind != SVC_OP_OPEN && op->table > 0)
+            ids[k++] = op->table;
+    qsort(ids, k, sizeof *ids, cmp_id);
+    n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!n || ids[n - 1] != ids[i])
+            ids[n++] = ids[i];
+    int rc = svc_store_lock(w->st, ids, n, e);
+    free(ids);
+    return rc;
+}
+
 static void run_batch(svc_writer *w, svc_op *ops)
 {
     svc_error fatal = {0};
-    int failed = svc_store_begin(w->st, &fatal);
+    int failed = svc_store_begin(w->st, &fatal) ||
+                 lock_batch(w, ops, &fatal);
     for (svc_op *op = ops; op && !failed; op = op->next) {
         if (run_op(w, op)) {
             fatal = op->err;

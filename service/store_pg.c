@@ -1,0 +1,689 @@
+/* store_pg.c -- the service's store on PostgreSQL (libpq), shared by
+ * several fairshuf serve instances (store_pg.h; docs/service.md, "Several
+ * instances on PostgreSQL").
+ *
+ * One batch of the writer is one transaction: BEGIN and the row locks of
+ * its tables (SELECT ... ORDER BY id FOR UPDATE: every instance locks in
+ * the same order) in one round trip, the records made in memory, then one
+ * statement that appends every line and saves every period -- each save
+ * only where the row's line count is still the one read under the lock --
+ * and COMMIT.  The log's primary key (table_id, seq) refuses a line given
+ * twice.  Whatever fails (a lost connection, a full disk, a count that
+ * moved) fails the batch: its requests answer an error, never a deal. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "store_pg.h"
+
+#define SCHEMA_VERSION "fairshuf-serve-1"
+
+static const char schema[] =
+    "BEGIN;"
+    "SELECT pg_advisory_xact_lock(4711471147114711);" /* instances start at once */
+    "CREATE TABLE IF NOT EXISTS fairshuf_meta("
+    " key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO fairshuf_meta VALUES('schema', '" SCHEMA_VERSION "')"
+    " ON CONFLICT DO NOTHING;"
+    "CREATE TABLE IF NOT EXISTS fairshuf_tables("
+    " id BIGSERIAL PRIMARY KEY,"
+    " scheme TEXT NOT NULL, game TEXT NOT NULL,"
+    " players INTEGER NOT NULL, decks INTEGER NOT NULL,"
+    " server_seed BYTEA NOT NULL,"     /* secret until its reveal record */
+    " commitment BYTEA NOT NULL,"
+    " client_seed TEXT,"
+    " next_nonce BIGINT NOT NULL CHECK (next_nonce >= 0),"
+    " lines BIGINT NOT NULL CHECK (lines >= 0),"
+    " periods BIGINT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS fairshuf_log("
+    " table_id BIGINT NOT NULL REFERENCES fairshuf_tables(id),"
+    " seq BIGINT NOT NULL CHECK (seq >= 0), line TEXT NOT NULL,"
+    " PRIMARY KEY(table_id, seq));"
+    "COMMIT;";
+
+#define COLS "id, scheme, game, players, decks, server_seed, commitment," \
+             " client_seed, next_nonce, lines"
+
+typedef struct row {
+    int64_t id;
+    fs_fair_period p;
+    uint64_t lines;          /* committed, read under the lock */
+    int saved;               /* a save is pending for the commit */
+    uint64_t new_lines;
+    fs_fair_period np;
+    unsigned new_periods;    /* commitments changed in the batch */
+} row;
+
+struct svc_pg {
+    PGconn *c;
+    char *url;
+    int sync_normal;
+    int in_tx;
+    row *rows;               /* the batch's tables, locked */
+    size_t nrows, crows;
+    svc_buf log;             /* VALUES of the lines to append */
+    size_t nlog;
+    char esc[2 * FS_FAIR_LINE_MAX + 8];
+};
+
+int svc_pg_url(const char *db)
+{
+    return db && (strncmp(db, "postgresql://", 13) == 0 ||
+                  strncmp(db, "postgres://", 11) == 0);
+}
+
+static PGconn *connect_to(const char *url, int sync_normal)
+{
+    /* the URL's own settings come last, so they win */
+    const char *keys[] = {"connect_timeout", "application_name", "dbname",
+                          NULL};
+    const char *vals[] = {"5", "fairshuf-serve", url, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (c && PQstatus(c) == CONNECTION_OK) {
+        char set[256];
+        snprintf(set, sizeof set,
+                 "SET client_min_messages = warning;"
+                 " SET client_encoding = 'UTF8'; SET bytea_output = 'hex';"
+                 " SET synchronous_commit = %s; SET lock_timeout = '10s';"
+                 " SET statement_timeout = '30s'",
+                 sync_normal ? "off" : "on");
+        PGresult *r = PQexec(c, set);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            PQclear(r);
+            return c; /* the caller sees the error message */
+        }
+        PQclear(r);
+    }
+    return c;
+}
+
+/* The first line of libpq's message (no DETAIL: it may hold values). */
+static void first_line(const char *m, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", m && *m ? m : "unknown error");
+    out[strcspn(out, "\r\n")] = '\0';
+}
+
+/* The answer to a failed call: 503 database_unreachable, 507 storage_full,
+ * 503 storage_error.  r may be NULL. */
+static int fail(PGconn *c, const PGresult *r, svc_error *e)
+{
+    char m[160];
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    const char *prim = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
+                         : NULL;
+    first_line(prim ? prim : (c ? PQerrorMessage(c) : "out of memory"), m,
+               sizeof m);
+    if (!c || PQstatus(c) != CONNECTION_OK)
+        svc_error_set(e, 503, "database_unreachable",
+                      "the database is unreachable (%s); nothing was "
+                      "written", m);
+    else if (state && strcmp(state, "53100") == 0)
+        svc_error_set(e, 507, "storage_full",
+                      "the database's disk is full; nothing was written");
+    else
+        svc_error_set(e, 503, "storage_error",
+                      "the database failed (%s); nothing was written", m);
+    return -1;
+}
+
+static int exec_ok(PGconn *c, PGresult *r, svc_error *e)
+{
+    ExecStatusType st = PQresultStatus(r);
+    int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok)
+        fail(c, r, e);
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+svc_pg *svc_pg_open(const char *url, int sync_normal, char *why, size_t cap)
+{
+    svc_pg *pg = calloc(1, sizeof *pg);
+    if (!pg || !(pg->url = strdup(url))) {
+        free(pg);
+        snprintf(why, cap, "out of memory");
+        return NULL;
+    }
+    pg->sync_normal = sync_normal;
+    pg->c = connect_to(url, sync_normal);
+    char m[200];
+    if (!pg->c || PQstatus(pg->c) != CONNECTION_OK) {
+        first_line(pg->c ? PQerrorMessage(pg->c) : "out of memory", m,
+                   sizeof m);
+        snprintf(why, cap, "cannot connect to the database: %s", m);
+        svc_pg_close(pg);
+        return NULL;
+    }
+    PGresult *r = PQexec(pg->c, schema);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        first_line(PQerrorMessage(pg->c), m, sizeof m);
+        snprintf(why, cap, "cannot create the tables: %s", m);
+        PQclear(r);
+        svc_pg_close(pg);
+        return NULL;
+    }
+    PQclear(r);
+    r = PQexec(pg->c, "SELECT value FROM fairshuf_meta WHERE key = 'schema'");
+    const char *v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                        ? PQgetvalue(r, 0, 0)
+                        : NULL;
+    if (!v || strcmp(v, SCHEMA_VERSION) != 0) {
+        snprintf(why, cap, "not a fairshuf serve database of this version "
+                           "(fairshuf_meta's schema is '%.60s', this "
+                           "program's '" SCHEMA_VERSION "')",
+                 v ? v : "missing");
+        PQclear(r);
+        svc_pg_close(pg);
+        return NULL;
+    }
+    PQclear(r);
+    return pg;
+}
+
+void svc_pg_close(svc_pg *pg)
+{
+    if (!pg)
+        return;
+    PQfinish(pg->c);
+    free(pg->url);
+    free(pg->rows);
+    svc_buf_free(&pg->log);
+    free(pg);
+}
+
+/* ---- the writer's transaction -------------------------------------- */
+
+int svc_pg_begin(svc_pg *pg, svc_error *e)
+{
+    pg->nrows = 0;
+    pg->nlog = 0;
+    pg->log.len = 0;
+    pg->in_tx = 0;
+    if (PQstatus(pg->c) != CONNECTION_OK) {
+        PQfinish(pg->c); /* the database came back, or a new primary */
+        pg->c = connect_to(pg->url, pg->sync_normal);
+        if (PQstatus(pg->c) != CONNECTION_OK)
+            return fail(pg->c, NULL, e);
+    }
+    return 0;
+}
+
+static int ensure_tx(svc_pg *pg, svc_error *e)
+{
+    if (pg->in_tx)
+        return 0;
+    if (exec_ok(pg->c, PQexec(pg->c, "BEGIN"), e))
+        return -1;
+    pg->in_tx = 1;
+    return 0;
+}
+
+static int hex_field(const PGresult *r, int i, int col, uint8_t *out,
+                     size_t n)
+{
+    const char *v = PQgetvalue(r, i, col);
+    if ((size_t)PQgetlength(r, i, col) != 2 + 2 * n || v[0] != '\\' ||
+        v[1] != 'x')
+        return -1;
+    return fs_hex_decode(v + 2, out, n) == FS_OK ? 0 : -1;
+}
+
+static int text_field(const PGresult *r, int i, int col, char *out,
+                      size_t cap)
+{
+    if (PQgetisnull(r, i, col) || (size_t)PQgetlength(r, i, col) >= cap)
+        return -1;
+    memcpy(out, PQgetvalue(r, i, col), (size_t)PQgetlength(r, i, col) + 1);
+    return 0;
+}
+
+/* Row i of a COLS result into *rw.  0, or -1 (a damaged row). */
+static int parse_row(const PGresult *r, int i, row *rw)
+{
+    memset(rw, 0, sizeof *rw);
+    fs_fair_period *p = &rw->p;
+    rw->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    if (text_field(r, i, 1, p->scheme, sizeof p->scheme) ||
+        text_field(r, i, 2, p->game, sizeof p->game) ||
+        hex_field(r, i, 5, p->server_seed, 32) ||
+        hex_field(r, i, 6, p->commitment, 32))
+        return -1;
+    p->players = (unsigned)strtoul(PQgetvalue(r, i, 3), NULL, 10);
+    p->decks = (unsigned)strtoul(PQgetvalue(r, i, 4), NULL, 10);
+    if (!PQgetisnull(r, i, 7)) {
+        p->has_client_seed = 1;
+        if (text_field(r, i, 7, p->client_seed, sizeof p->client_seed))
+            return -1;
+    }
+    p->next_nonce = strtoull(PQgetvalue(r, i, 8), NULL, 10);
+    rw->lines = strtoull(PQgetvalue(r, i, 9), NULL, 10);
+    return 0;
+}
+
+static row *find_row(svc_pg *pg, int64_t id)
+{
+    for (size_t i = 0; i < pg->nrows; i++)
+        if (pg->rows[i].id == id)
+            return &pg->rows[i];
+    return NULL;
+}
+
+static row *add_row(svc_pg *pg)
+{
+    if (pg->nrows == pg->crows) {
+        size_t n = pg->crows ? 2 * pg->crows : 64;
+        row *r = realloc(pg->rows, n * sizeof *r);
+        if (!r)
+            return NULL;
+        pg->rows = r;
+        pg->crows = n;
+    }
+    return &pg->rows[pg->nrows++];
+}
+
+/* Keeps the rows of result r (COLS) as the batch's locked rows. */
+static int keep_rows(svc_pg *pg, const PGresult *r, svc_error *e)
+{
+    for (int i = 0; i < PQntuples(r); i++) {
+        row *rw = add_row(pg);
+        if (!rw) {
+            svc_error_set(e, 503, "out_of_memory", "out of memory");
+            return -1;
+        }
+        if (parse_row(r, i, rw)) {
+            svc_error_set(e, 503, "storage_error", "table %s: a damaged row",
+                          PQgetvalue(r, i, 0));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
+{
+    if (n == 0)
+        return ensure_tx(pg, e);
+    svc_buf q = {0};
+    svc_buf_str(&q, pg->in_tx ? "" : "BEGIN; ");
+    svc_buf_str(&q, "SELECT " COLS " FROM fairshuf_tables WHERE id IN (");
+    for (size_t i = 0; i < n; i++)
+        svc_buf_printf(&q, "%s%lld", i ? "," : "", (long long)ids[i]);
+    svc_buf_str(&q, ") ORDER BY id FOR UPDATE");
+    svc_buf_add(&q, "", 1);
+    if (q.failed) {
+        svc_buf_free(&q);
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    PGresult *r = PQexec(pg->c, q.p);
+    svc_buf_free(&q);
+    pg->in_tx = 1; /* even when it failed: the rollback ends it */
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fail(pg->c, r, e);
+        PQclear(r);
+        return -1;
+    }
+    int rc = keep_rows(pg, r, e);
+    PQclear(r);
+    return rc;
+}
+
+/* A value of a statement: 'text' quoted and escaped for this connection. */
+static int add_literal(svc_pg *pg, svc_buf *b, const char *s)
+{
+    int err = 0;
+    size_t n = strlen(s);
+    if (2 * n + 1 > sizeof pg->esc)
+        return -1;
+    PQescapeStringConn(pg->c, pg->esc, s, n, &err);
+    if (err)
+        return -1;
+    svc_buf_str(b, "'");
+    svc_buf_str(b, pg->esc);
+    svc_buf_str(b, "'");
+    return 0;
+}
+
+static void add_bytea(svc_buf *b, const uint8_t *p, size_t n)
+{
+    char hex[2 * 128 + 1];
+    fs_hex_encode(p, n, hex);
+    svc_buf_printf(b, "'\\x%s'::bytea", hex);
+}
+
+int svc_pg_new_table(svc_pg *pg, const fs_fair_period *p, int64_t *id,
+                     svc_error *e)
+{
+    if (ensure_tx(pg, e))
+        return -1;
+    char players[24], decks[24], nonce[24], seed[68], commit[68];
+    snprintf(players, sizeof players, "%u", p->players);
+    snprintf(decks, sizeof decks, "%u", p->decks);
+    snprintf(nonce, sizeof nonce, "%llu", (unsigned long long)p->next_nonce);
+    strcpy(seed, "\\x");
+    fs_hex_encode(p->server_seed, 32, seed + 2);
+    strcpy(commit, "\\x");
+    fs_hex_encode(p->commitment, 32, commit + 2);
+    const char *v[] = {p->scheme, p->game, players, decks, seed, commit,
+                       p->has_client_seed ? p->client_seed : NULL, nonce};
+    PGresult *r = PQexecParams(
+        pg->c,
+        "INSERT INTO fairshuf_tables(scheme, game, players, decks,"
+        " server_seed, commitment, client_seed, next_nonce, lines, periods)"
+        " VALUES($1, $2, $3, $4, $5::bytea, $6::bytea, $7, $8, 0, 1)"
+        " RETURNING id",
+        8, NULL, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        fail(pg->c, r, e);
+        PQclear(r);
+        return -1;
+    }
+    *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    row *rw = add_row(pg);
+    if (!rw) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    memset(rw, 0, sizeof *rw);
+    rw->id = *id;
+    rw->p = *p;
+    return 0;
+}
+
+int svc_pg_load(svc_pg *pg, int64_t id, fs_fair_period *p, uint64_t *lines,
+                svc_error *e)
+{
+    row *rw = find_row(pg, id);
+    if (!rw) { /* not among the batch's locks: lock it now */
+        int64_t one[1] = {id};
+        size_t before = pg->nrows;
+        if (svc_pg_lock(pg, one, 1, e))
+            return -1;
+        if (pg->nrows == before)
+            return 0;
+        rw = &pg->rows[before];
+    }
+    *p = rw->saved ? rw->np : rw->p;
+    *lines = rw->saved ? rw->new_lines : rw->lines;
+    return 1;
+}
+
+int svc_pg_save(svc_pg *pg, int64_t id, const fs_fair_period *p,
+                uint64_t lines, svc_error *e)
+{
+    row *rw = find_row(pg, id);
+    if (!rw) {
+        svc_error_set(e, 503, "storage_error",
+                      "table %lld: saved without its lock", (long long)id);
+        return -1;
+    }
+    const fs_fair_period *was = rw->saved ? &rw->np : &rw->p;
+    rw->new_periods += memcmp(was->commitment, p->commitment, 32) != 0;
+    rw->saved = 1;
+    rw->np = *p;
+    rw->new_lines = lines;
+    return 0;
+}
+
+int svc_pg_append(svc_pg *pg, int64_t id, uint64_t seq, const char *line,
+                  svc_error *e)
+{
+    svc_buf_printf(&pg->log, "%s(%lld,%llu,", pg->nlog ? "," : "",
+                   (long long)id, (unsigned long long)seq);
+    if (add_literal(pg, &pg->log, line)) {
+        svc_error_set(e, 500, "internal", "a record that cannot be quoted");
+        return -1;
+    }
+    svc_buf_str(&pg->log, ")");
+    pg->nlog++;
+    return 0;
+}
+
+/* The saves, each where the row still has the line count read under the
+ * lock, and the appends, in one statement that answers how many of each
+ * it made. */
+static int build_writes(svc_pg *pg, svc_buf *q, size_t *nsaves)
+{
+    *nsaves = 0;
+    svc_buf_str(q, "WITH u AS (UPDATE fairshuf_tables t SET scheme = v.scheme,"
+                   " game = v.game, players = v.players, decks = v.decks,"
+                   " server_seed = v.seed, commitment = v.commitment,"
+                   " client_seed = v.client_seed, next_nonce = v.nonce,"
+                   " lines = v.lines, periods = t.periods + v.periods"
+                   " FROM (VALUES ");
+    for (size_t i = 0; i < pg->nrows; i++) {
+        const row *rw = &pg->rows[i];
+        if (!rw->saved)
+            continue;
+        const fs_fair_period *p = &rw->np;
+        svc_buf_printf(q, "%s(%lld::bigint,", *nsaves ? "," : "",
+                       (long long)rw->id);
+        if (add_literal(pg, q, p->scheme))
+            return -1;
+        svc_buf_str(q, "::text,");
+        if (add_literal(pg, q, p->game))
+            return -1;
+        svc_buf_printf(q, "::text,%u::int,%u::int,", p->players, p->decks);
+        add_bytea(q, p->server_seed, 32);
+        svc_buf_str(q, ",");
+        add_bytea(q, p->commitment, 32);
+        svc_buf_str(q, ",");
+        if (!p->has_client_seed)
+            svc_buf_str(q, "NULL");
+        else if (add_literal(pg, q, p->client_seed))
+            return -1;
+        svc_buf_printf(q, "::text,%llu::bigint,%llu::bigint,%llu::bigint,"
+                          "%u::bigint)",
+                       (unsigned long long)p->next_nonce,
+                       (unsigned long long)rw->new_lines,
+                       (unsigned long long)rw->lines, rw->new_periods);
+        (*nsaves)++;
+    }
+    if (*nsaves == 0)
+        svc_buf_str(q, "(0::bigint,'','',0,0,''::bytea,''::bytea,NULL::text,"
+                       "0::bigint,0::bigint,0::bigint,0::bigint)");
+    svc_buf_str(q, ") AS v(id, scheme, game, players, decks, seed, commitment,"
+                   " client_seed, nonce, lines, was, periods)"
+                   " WHERE t.id = v.id AND t.lines = v.was RETURNING 1)");
+    if (pg->nlog) {
+        svc_buf_str(q, ", l AS (INSERT INTO fairshuf_log(table_id, seq, line)"
+                       " VALUES ");
+        svc_buf_add(q, pg->log.p, pg->log.len);
+        svc_buf_str(q, " RETURNING 1) SELECT (SELECT count(*) FROM u),"
+                       " (SELECT count(*) FROM l)");
+    } else
+        svc_buf_str(q, " SELECT (SELECT count(*) FROM u), 0");
+    svc_buf_add(q, "", 1);
+    return 0;
+}
+
+int svc_pg_commit(svc_pg *pg, svc_error *e)
+{
+    if (ensure_tx(pg, e))
+        return -1;
+    if (pg->log.failed) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    svc_buf q = {0};
+    size_t nsaves;
+    if (build_writes(pg, &q, &nsaves) || q.failed) {
+        svc_buf_free(&q);
+        svc_error_set(e, 503, "out_of_memory",
+                      "out of memory (or a record that cannot be quoted)");
+        return -1;
+    }
+    PGresult *r = PQexec(pg->c, q.p);
+    svc_buf_free(&q);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        fail(pg->c, r, e);
+        PQclear(r);
+        return -1;
+    }
+    unsigned long long saved = strtoull(PQgetvalue(r, 0, 0), NULL, 10),
+                       added = strtoull(PQgetvalue(r, 0, 1), NULL, 10);
+    PQclear(r);
+    if (saved != nsaves || added != pg->nlog) {
+        svc_error_set(e, 503, "storage_conflict",
+                      "another instance changed a table of this batch "
+                      "under its lock; nothing was written");
+        return -1;
+    }
+    r = PQexec(pg->c, "COMMIT");
+    /* COMMIT of a failed transaction answers ROLLBACK, not an error */
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK &&
+             strcmp(PQcmdStatus(r), "COMMIT") == 0;
+    if (!ok)
+        fail(pg->c, r, e);
+    PQclear(r);
+    if (ok)
+        pg->in_tx = 0;
+    return ok ? 0 : -1;
+}
+
+void svc_pg_rollback(svc_pg *pg)
+{
+    if (pg->in_tx && PQstatus(pg->c) == CONNECTION_OK &&
+        PQtransactionStatus(pg->c) != PQTRANS_IDLE)
+        PQclear(PQexec(pg->c, "ROLLBACK"));
+    pg->in_tx = 0;
+    pg->nrows = 0;
+    pg->nlog = 0;
+    pg->log.len = 0;
+}
+
+/* ---- readers: a small pool of connections ------------------------- */
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static PGconn *pool[16];
+static size_t npool;
+
+static PGconn *take(const char *url, svc_error *e)
+{
+    PGconn *c = NULL;
+    pthread_mutex_lock(&pool_mu);
+    if (npool)
+        c = pool[--npool];
+    pthread_mutex_unlock(&pool_mu);
+    if (c && PQstatus(c) != CONNECTION_OK) {
+        PQfinish(c);
+        c = NULL;
+    }
+    if (!c)
+        c = connect_to(url, 0);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        fail(c, NULL, e);
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void give(PGconn *c)
+{
+    pthread_mutex_lock(&pool_mu);
+    if (PQstatus(c) == CONNECTION_OK &&
+        PQtransactionStatus(c) == PQTRANS_IDLE &&
+        npool < sizeof pool / sizeof pool[0]) {
+        pool[npool++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&pool_mu);
+    PQfinish(c);
+}
+
+/* One query with $1 = id.  The result, or NULL with e set. */
+static PGresult *read_query(const char *url, const char *sql, int64_t id,
+                            svc_error *e)
+{
+    PGconn *c = take(url, e);
+    if (!c)
+        return NULL;
+    char v[24];
+    snprintf(v, sizeof v, "%lld", (long long)id);
+    const char *vals[] = {v};
+    PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fail(c, r, e);
+        PQclear(r);
+        r = NULL;
+    }
+    give(c);
+    return r;
+}
+
+int svc_pg_read_log(const char *url, int64_t id, svc_buf *out, svc_error *e)
+{
+    PGresult *r = read_query(url,
+                             "SELECT line FROM fairshuf_log WHERE table_id = $1"
+                             " ORDER BY seq", id, e);
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    for (int i = 0; i < n; i++) {
+        svc_buf_add(out, PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0));
+        svc_buf_add(out, "\n", 1);
+    }
+    PQclear(r);
+    if (out->failed) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    return n > 0;
+}
+
+int svc_pg_read_table(const char *url, int64_t id, svc_buf *out,
+                      svc_error *e)
+{
+    /* Never the server_seed column: what this answers is public. */
+    PGresult *r = read_query(url,
+                             "SELECT id, scheme, game, players, decks,"
+                             " encode(commitment, 'hex'), client_seed,"
+                             " next_nonce, periods, lines"
+                             " FROM fairshuf_tables WHERE id = $1", id, e);
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    if (n == 1) {
+        svc_buf_printf(out, "{\"table\":%s,\"scheme\":", PQgetvalue(r, 0, 0));
+        svc_buf_json(out, PQgetvalue(r, 0, 1));
+        svc_buf_str(out, ",\"game\":");
+        svc_buf_json(out, PQgetvalue(r, 0, 2));
+        svc_buf_printf(out, ",\"players\":%s,\"decks\":%s,\"commitment\":",
+                       PQgetvalue(r, 0, 3), PQgetvalue(r, 0, 4));
+        svc_buf_json(out, PQgetvalue(r, 0, 5));
+        svc_buf_str(out, ",\"client_seed\":");
+        if (PQgetisnull(r, 0, 6))
+            svc_buf_str(out, "null");
+        else
+            svc_buf_json(out, PQgetvalue(r, 0, 6));
+        svc_buf_printf(out, ",\"next_nonce\":%s,\"periods\":%s,"
+                            "\"log_lines\":%s}\n",
+                       PQgetvalue(r, 0, 7), PQgetvalue(r, 0, 8),
+                       PQgetvalue(r, 0, 9));
+    }
+    PQclear(r);
+    if (out->failed) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    return n == 1;
+}
+
+int svc_pg_reachable(const char *url)
+{
+    svc_error e;
+    PGconn *c = take(url, &e);
+    if (!c)
+        return 0;
+    PGresult *r = PQexec(c, "SELECT 1");
+    int ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    give(c);
+    return ok;
+}

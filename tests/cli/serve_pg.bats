@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# fairshuf serve on PostgreSQL (docs/service.md, "Several instances on
+# PostgreSQL"): a throwaway cluster (pg.bash) per test.  Three instances deal
+# the same tables at once: every table's log is gap-free, the same through
+# every instance, honest, and holds every deal answered; the database
+# stopped mid-load: every deal answered is in the log and the others are
+# answered with a JSON 503; a foreign database is refused.  The kill -9
+# loop: bench/serve_pg_crash.sh (make check-pg-crash).
+
+load serve
+load pg
+
+setup() {
+    serve_setup
+    pg_bin_dir >/dev/null || skip "no PostgreSQL server (initdb, pg_ctl): scripts/setup.sh installs postgresql"
+    pg_start
+    IPIDS=()
+    LPIDS=()
+}
+
+teardown() {
+    local p
+    for p in "${LPIDS[@]}" "${IPIDS[@]}"; do
+        kill -9 "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    serve_teardown
+    pg_stop
+}
+
+# start_inst N [OPTION...]: instance N on the cluster, a free port; sets
+# PORTS[N], URLS[N].
+start_inst() {
+    local n=$1 i
+    shift
+    rm -f "$T/port.$n"
+    "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 \
+        --port-file="$T/port.$n" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
+    IPIDS[n]=$!
+    for i in $(seq 1 400); do
+        [ -s "$T/port.$n" ] && break
+        kill -0 "${IPIDS[n]}" 2>/dev/null || { cat "$T/serve.$n.err"; return 1; }
+        sleep 0.025
+    done
+    PORTS[n]=$(cat "$T/port.$n")
+    URLS[n]="http://127.0.0.1:${PORTS[n]}"
+}
+
+@test "serve on PostgreSQL: three instances deal the same tables at once; each log gap-free, the same through every instance, honest; every deal answered is in it" {
+    for n in 1 2 3; do start_inst $n; done
+    URL=${URLS[1]}
+    ids=()
+    for t in 1 2 3 4; do
+        URL=${URLS[$(( t % 3 + 1 ))]}   # any instance opens, any sets the seed
+        id=$(new_table doudizhu)
+        URL=${URLS[$(( (t + 1) % 3 + 1 ))]}
+        [ "$(api POST "/v1/tables/$id/client-seed" "{\"client_seed\":\"pg-$t\"}")" = 200 ]
+        ids+=("$id")
+    done
+    tables=$(IFS=,; echo "${ids[*]}")
+    for n in 1 2 3; do
+        "$LOAD" --port="${PORTS[n]}" --token-file="$T/token" --tables="$tables" \
+            --clients=8 --seconds=2 --record="$T/answers.$n" >"$T/load.$n" 2>&1 &
+        LPIDS[n]=$!
+    done
+    for n in 1 2 3; do wait "${LPIDS[n]}"; cat "$T/load.$n"; done
+    LPIDS=()
+    cat "$T/answers.1" "$T/answers.2" "$T/answers.3" >"$T/answers"
+    answered=$(wc -l <"$T/answers")
+    [ "$answered" -ge 100 ]
+    for n in 1 2 3; do # every instance answered deals
+        [ "$(wc -l <"$T/answers.$n")" -ge 20 ]
+    done
+    for id in "${ids[@]}"; do
+        URL=${URLS[2]}
+        [ "$(api POST "/v1/tables/$id/rotate")" = 200 ]
+        for n in 1 2 3; do
+            curl -sf "${URLS[n]}/v1/tables/$id/log" >"$T/log.$id.$n"
+        done
+        cmp "$T/log.$id.1" "$T/log.$id.2"
+        cmp "$T/log.$id.1" "$T/log.$id.3"
+        run "$F" fair check --log="$T/log.$id.1"
+        echo "table $id: $output"
+        [ "$status" -eq 0 ]
+        [[ $output == OK:* ]]
+        cat "$T/log.$id.1" >>"$T/all.log"
+    done
+    run "$PY" "$BATS_TEST_DIRNAME/serve_answers.py" "$T/all.log" "$T/answers" "$answered"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the database's own count agrees with the rows the instances answer
+    URL=${URLS[3]}
+    [ "$(api GET "/v1/tables/${ids[0]}")" = 200 ]
+    [ "$(jget log_lines)" = "$(wc -l <"$T/log.${ids[0]}.1")" ]
+}
+
+@test "serve on PostgreSQL: the database stopped mid-load; deals answer 503 JSON meanwhile, every deal answered is in the log, and dealing resumes" {
+    start_inst 1
+    start_inst 2
+    URL=${URLS[1]}
+    ids=("$(new_table doudizhu pg-a)" "$(new_table holdem pg-b)")
+    tables=$(IFS=,; echo "${ids[*]}")
+    for n in 1 2; do
+        "$LOAD" --port="${PORTS[n]}" --token-file="$T/token" --tables="$tables" \
+            --clients=8 --seconds=5 --record="$T/answers.$n" >"$T/load.$n" 2>&1 &
+        LPIDS[n]=$!
+    done
+    sleep 1
+    pg_down
+    before=$(cat "$T/answers.1" "$T/answers.2" | wc -l)
+    st=$(api POST "/v1/tables/${ids[0]}/deals")
+    cat "$T/body"
+    [ "$st" = 503 ]
+    [ "$(jget error.code)" = database_unreachable ]
+    st=$(api POST /v1/tables '{"game":"doudizhu"}')
+    [ "$st" = 503 ]
+    [ "$(api GET "/v1/tables/${ids[0]}/log")" = 503 ]
+    [ "$(jget error.code)" = database_unreachable ]
+    sleep 1
+    mid=$(cat "$T/answers.1" "$T/answers.2" | wc -l)
+    pg_up
+    for n in 1 2; do wait "${LPIDS[n]}"; cat "$T/load.$n"; done
+    LPIDS=()
+    cat "$T/answers.1" "$T/answers.2" >"$T/answers"
+    answered=$(wc -l <"$T/answers")
+    echo "answered: $before before the stop, $mid after a second down, $answered in all"
+    [ "$answered" -gt "$mid" ]      # dealing resumed on the same instances
+    [ "$((mid - before))" -le 16 ]  # at most the deals in flight at the stop
+    for id in "${ids[@]}"; do
+        [ "$(api POST "/v1/tables/$id/rotate")" = 200 ]
+        curl -sf "${URLS[2]}/v1/tables/$id/log" >"$T/log.$id"
+        run "$F" fair check --log="$T/log.$id"
+        echo "table $id: $output"
+        [ "$status" -eq 0 ]
+        cat "$T/log.$id" >>"$T/all.log"
+    done
+    run "$PY" "$BATS_TEST_DIRNAME/serve_answers.py" "$T/all.log" "$T/answers" "$answered"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "serve on PostgreSQL: an unreachable database and a foreign one are refused at start with a message" {
+    run "$F" serve --db="postgresql:///fairshuf?host=$T/nowhere" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"fairshuf: the database: cannot connect to the database"* ]]
+    pg_sql "CREATE TABLE fairshuf_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO fairshuf_meta VALUES('schema', 'someone-else-7')"
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"not a fairshuf serve database of this version (fairshuf_meta's schema is 'someone-else-7'"* ]]
+}
