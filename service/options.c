@@ -7,15 +7,17 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "Usage: fairshuf serve --db=FILE --token-file=FILE [--listen=HOST:PORT]\n"
-    "                      [OPTION]...\n"
+    "Usage: fairshuf serve --db=FILE|URL --token-file=FILE\n"
+    "                      [--listen=HOST:PORT] [OPTION]...\n"
     "A provably-fair dealing service over HTTP/JSON (docs/service.md).\n"
     "Tables, their seed periods (scheme " FS_FAIR_SCHEME ") and their logs\n"
     "live in the SQLite database FILE (created if missing, WAL mode); every\n"
     "record is committed to disk before the request that made it is\n"
-    "answered.\n"
+    "answered.  With --db=postgresql://... several services share one\n"
+    "PostgreSQL database and deal the same tables (docs/service.md).\n"
     "\n"
-    "      --db=FILE          the database\n"
+    "      --db=FILE|URL      the database: a SQLite file, or a libpq URL\n"
+    "                         postgresql://[user@]host[:port]/dbname[?...]\n"
     "      --token-file=FILE  the operator's bearer token (first line, 16 or\n"
     "                         more visible ASCII characters; the file must\n"
     "                         not be readable or writable by others): every\n"
@@ -34,6 +36,13 @@ static const char usage_text[] =
     "      --sync=full|normal SQLite synchronous mode (default full: each\n"
     "                         commit is fsynced; normal survives a crash of\n"
     "                         the service but not of the machine)\n"
+    "      --seed-key-file=F  seal the unrevealed server seeds in the\n"
+    "                         database with this key (64 hex digits; the\n"
+    "                         file owner-only: openssl rand -hex 32 >F);\n"
+    "                         required with a postgresql:// database\n"
+    "      --old-seed-key-file=F  the key being rotated out: seeds sealed\n"
+    "                         under it still open and are sealed again\n"
+    "                         under --seed-key-file\n"
     "      --help             display this help and exit\n"
     "      --version          output version information and exit\n"
     "\n"
@@ -52,7 +61,8 @@ static const char usage_text[] =
 int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
-           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS };
+           OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS, OPT_KEY,
+           OPT_OLD_KEY };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -64,6 +74,8 @@ int cmd_serve(int argc, char **argv)
         {"batch", required_argument, NULL, OPT_BATCH},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"sync", required_argument, NULL, OPT_SYNC},
+        {"seed-key-file", required_argument, NULL, OPT_KEY},
+        {"old-seed-key-file", required_argument, NULL, OPT_OLD_KEY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -106,6 +118,8 @@ int cmd_serve(int argc, char **argv)
                         optarg);
             cfg.sync_normal = strcmp(optarg, "normal") == 0;
             break;
+        case OPT_KEY: cfg.seed_key_file = optarg; break;
+        case OPT_OLD_KEY: cfg.old_seed_key_file = optarg; break;
         case 'h': cli_help("serve", usage_text);
         case 'V': cli_version("serve");
         default: cli_bad_option("serve");

@@ -14,6 +14,7 @@
 
 #include <sodium.h>
 
+#include "seal.h"
 #include "service.h"
 
 static void msg(const char *fmt, const char *a, const char *b)
@@ -153,14 +154,22 @@ int svc_run(const svc_config *cfg)
 
     /* PostgreSQL: shared by design; its row locks keep the order */
     int pg = strncmp(cfg->db, "postgres", 8) == 0 && strstr(cfg->db, "://");
-    int lock = pg ? -1 : claim_db(cfg->db);
-    if (lock < 0 && !pg)
+    if (svc_seal_init(cfg->seed_key_file, cfg->old_seed_key_file, why,
+                      sizeof why)) {
+        msg("%s%s", why, "");
         return 1;
+    }
+    int lock = pg ? -1 : claim_db(cfg->db);
+    if (lock < 0 && !pg) {
+        svc_seal_free();
+        return 1;
+    }
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
         msg("%s: %s", pg ? "the database" : cfg->db, why);
         if (lock >= 0)
             close(lock);
+        svc_seal_free();
         return 1;
     }
     svc_writer *w = svc_writer_start(st, cfg->batch, why, sizeof why);
@@ -169,6 +178,7 @@ int svc_run(const svc_config *cfg)
         svc_store_close(st);
         if (lock >= 0)
             close(lock);
+        svc_seal_free();
         return 1;
     }
     web_page(cfg, page, sizeof page);
@@ -198,5 +208,6 @@ int svc_run(const svc_config *cfg)
     svc_store_close(st);
     if (lock >= 0)
         close(lock);             /* after SQLite's own descriptors */
+    svc_seal_free();
     return status;
 }

@@ -25,6 +25,8 @@ typedef struct svc_config {
     unsigned batch;          /* most records in one transaction */
     int sync_normal;         /* 1: synchronous=NORMAL (not durable
                                 against power loss; tests only) */
+    const char *seed_key_file;     /* NULL, or the at-rest key (seal.h) */
+    const char *old_seed_key_file; /* NULL, or the key being rotated out */
 } svc_config;
 
 /* Runs the service until SIGTERM or SIGINT; returns the exit status

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
 #include <sqlite3.h>
 
+#include "seal.h"
 #include "service.h"
 #include "store_pg.h"
 
@@ -130,6 +132,10 @@ svc_store *svc_store_open(const char *path, int sync_normal, char *why,
         if (rc != SQLITE_OK)
             goto bad;
     }
+    if (svc_sqlite_seal_check(s->db, why, cap)) { /* seal.h */
+        svc_store_close(s);
+        return NULL;
+    }
     return s;
 bad:
     snprintf(why, cap, "%s", s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -180,7 +186,10 @@ static void bind_period(sqlite3_stmt *q, int first, const fs_fair_period *p)
     sqlite3_bind_text(q, first + 1, p->game, -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, first + 2, p->players);
     sqlite3_bind_int64(q, first + 3, p->decks);
-    sqlite3_bind_blob(q, first + 4, p->server_seed, 32, SQLITE_STATIC);
+    uint8_t sealed[SVC_SEALED_LEN]; /* seal.h: never the seed itself */
+    size_t n = svc_seal_seed(p->server_seed, p->commitment, sealed);
+    sqlite3_bind_blob(q, first + 4, sealed, (int)n, SQLITE_TRANSIENT);
+    sodium_memzero(sealed, sizeof sealed);
     sqlite3_bind_blob(q, first + 5, p->commitment, 32, SQLITE_STATIC);
     if (p->has_client_seed)
         sqlite3_bind_text(q, first + 6, p->client_seed, -1, SQLITE_STATIC);
@@ -216,18 +225,22 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
         return svc_pg_load(s->pg, id, p, lines, e);
     sqlite3_stmt *q = s->st[ST_LOAD];
     sqlite3_bind_int64(q, 1, id);
-    int rc = sqlite3_step(q), found = 0;
+    int rc = sqlite3_step(q), found = 0, current;
+    const char *no = "a damaged row";
     if (rc == SQLITE_ROW) {
         memset(p, 0, sizeof *p);
         found = 1;
         if (copy_text(p->scheme, sizeof p->scheme, sqlite3_column_text(q, 0)) ||
             copy_text(p->game, sizeof p->game, sqlite3_column_text(q, 1)) ||
-            sqlite3_column_bytes(q, 4) != 32 || sqlite3_column_bytes(q, 5) != 32)
+            sqlite3_column_bytes(q, 5) != 32 ||
+            svc_unseal_seed(sqlite3_column_blob(q, 4),
+                            (size_t)sqlite3_column_bytes(q, 4),
+                            sqlite3_column_blob(q, 5), p->server_seed,
+                            &current, &no))
             found = -1;
         else {
             p->players = (unsigned)sqlite3_column_int64(q, 2);
             p->decks = (unsigned)sqlite3_column_int64(q, 3);
-            memcpy(p->server_seed, sqlite3_column_blob(q, 4), 32);
             memcpy(p->commitment, sqlite3_column_blob(q, 5), 32);
             if (sqlite3_column_type(q, 6) != SQLITE_NULL) {
                 p->has_client_seed = 1;
@@ -243,8 +256,8 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
     sqlite3_reset(q);
     sqlite3_clear_bindings(q);
     if (found == -1)
-        svc_error_set(e, 503, "storage_error", "table %lld: a damaged row",
-                      (long long)id);
+        svc_error_set(e, 503, "storage_error", "table %lld: %s",
+                      (long long)id, no);
     if (found == -2)
         return fail(e, s->db, rc);
     return found;

@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include <libpq-fe.h>
+#include <sodium.h>
 
+#include "seal.h"
 #include "store_pg.h"
 
 #define SCHEMA_VERSION "fairshuf-serve-1"
@@ -55,7 +57,11 @@ typedef struct row {
     uint64_t new_lines;
     fs_fair_period np;
     unsigned new_periods;    /* commitments changed in the batch */
+    int current;             /* the seed is sealed under the current key */
 } row;
+
+static int parse_row(const PGresult *r, int i, row *rw, const char **why);
+static void add_bytea(svc_buf *b, const uint8_t *p, size_t n);
 
 struct svc_pg {
     PGconn *c;
@@ -140,8 +146,62 @@ static int exec_ok(PGconn *c, PGresult *r, svc_error *e)
     return ok ? 0 : -1;
 }
 
+/* Every row's seed opens (else the database is refused, naming the row),
+ * and seeds not in the current form are sealed again: one transaction
+ * that locks the rows it reads. */
+static int seal_check(svc_pg *pg, char *why, size_t cap)
+{
+    char m[160];
+    PGresult *r = PQexec(pg->c, "BEGIN; SELECT " COLS
+                                " FROM fairshuf_tables ORDER BY id FOR UPDATE");
+    int bad = PQresultStatus(r) != PGRES_TUPLES_OK;
+    if (bad) {
+        first_line(PQerrorMessage(pg->c), m, sizeof m);
+        snprintf(why, cap, "cannot read the tables: %s", m);
+    }
+    svc_buf q = {0};
+    for (int i = 0; !bad && i < PQntuples(r); i++) {
+        row rw;
+        const char *no = "a damaged row";
+        if (parse_row(r, i, &rw, &no)) {
+            snprintf(why, cap, "table %s: its server seed cannot be used: %s",
+                     PQgetvalue(r, i, 0), no);
+            bad = 1;
+        } else if (!rw.current) { /* plain, or a rotation's old key */
+            uint8_t sealed[SVC_SEALED_LEN];
+            svc_buf_printf(&q, "UPDATE fairshuf_tables SET server_seed = ");
+            add_bytea(&q, sealed, svc_seal_seed(rw.p.server_seed,
+                                                rw.p.commitment, sealed));
+            svc_buf_printf(&q, " WHERE id = %lld;", (long long)rw.id);
+        }
+        sodium_memzero(&rw, sizeof rw);
+    }
+    PQclear(r);
+    if (!bad && q.len) {
+        svc_buf_add(&q, "", 1);
+        r = q.failed ? NULL : PQexec(pg->c, q.p);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            first_line(r ? PQerrorMessage(pg->c) : "out of memory", m,
+                       sizeof m);
+            snprintf(why, cap, "cannot seal the server seeds: %s", m);
+            bad = 1;
+        }
+        PQclear(r);
+    }
+    svc_buf_free(&q);
+    PQclear(PQexec(pg->c, bad ? "ROLLBACK" : "COMMIT"));
+    return bad ? -1 : 0;
+}
+
 svc_pg *svc_pg_open(const char *url, int sync_normal, char *why, size_t cap)
 {
+    if (!svc_seal_on()) {
+        snprintf(why, cap, "a PostgreSQL database needs --seed-key-file: "
+                           "the server seeds leave this machine only "
+                           "sealed (docs/service.md, \"Server seeds at "
+                           "rest\")");
+        return NULL;
+    }
     svc_pg *pg = calloc(1, sizeof *pg);
     if (!pg || !(pg->url = strdup(url))) {
         free(pg);
@@ -181,6 +241,10 @@ svc_pg *svc_pg_open(const char *url, int sync_normal, char *why, size_t cap)
         return NULL;
     }
     PQclear(r);
+    if (seal_check(pg, why, cap)) {
+        svc_pg_close(pg);
+        return NULL;
+    }
     return pg;
 }
 
@@ -241,16 +305,21 @@ static int text_field(const PGresult *r, int i, int col, char *out,
     return 0;
 }
 
-/* Row i of a COLS result into *rw.  0, or -1 (a damaged row). */
-static int parse_row(const PGresult *r, int i, row *rw)
+/* Row i of a COLS result into *rw, the seed opened (seal.h).  0, or -1
+ * and *why (a damaged row, a seed that does not open). */
+static int parse_row(const PGresult *r, int i, row *rw, const char **why)
 {
     memset(rw, 0, sizeof *rw);
     fs_fair_period *p = &rw->p;
     rw->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    uint8_t sealed[SVC_SEALED_LEN];
+    size_t n = (size_t)PQgetlength(r, i, 5) / 2 - 1;
     if (text_field(r, i, 1, p->scheme, sizeof p->scheme) ||
         text_field(r, i, 2, p->game, sizeof p->game) ||
-        hex_field(r, i, 5, p->server_seed, 32) ||
-        hex_field(r, i, 6, p->commitment, 32))
+        n > sizeof sealed || hex_field(r, i, 5, sealed, n) ||
+        hex_field(r, i, 6, p->commitment, 32) ||
+        svc_unseal_seed(sealed, n, p->commitment, p->server_seed,
+                        &rw->current, why))
         return -1;
     p->players = (unsigned)strtoul(PQgetvalue(r, i, 3), NULL, 10);
     p->decks = (unsigned)strtoul(PQgetvalue(r, i, 4), NULL, 10);
@@ -294,9 +363,10 @@ static int keep_rows(svc_pg *pg, const PGresult *r, svc_error *e)
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             return -1;
         }
-        if (parse_row(r, i, rw)) {
-            svc_error_set(e, 503, "storage_error", "table %s: a damaged row",
-                          PQgetvalue(r, i, 0));
+        const char *why = "a damaged row";
+        if (parse_row(r, i, rw, &why)) {
+            svc_error_set(e, 503, "storage_error", "table %s: %s",
+                          PQgetvalue(r, i, 0), why);
             return -1;
         }
     }
@@ -360,12 +430,15 @@ int svc_pg_new_table(svc_pg *pg, const fs_fair_period *p, int64_t *id,
 {
     if (ensure_tx(pg, e))
         return -1;
-    char players[24], decks[24], nonce[24], seed[68], commit[68];
+    char players[24], decks[24], nonce[24], seed[2 * SVC_SEALED_LEN + 3],
+        commit[68];
+    uint8_t sealed[SVC_SEALED_LEN];
+    size_t n = svc_seal_seed(p->server_seed, p->commitment, sealed);
     snprintf(players, sizeof players, "%u", p->players);
     snprintf(decks, sizeof decks, "%u", p->decks);
     snprintf(nonce, sizeof nonce, "%llu", (unsigned long long)p->next_nonce);
     strcpy(seed, "\\x");
-    fs_hex_encode(p->server_seed, 32, seed + 2);
+    fs_hex_encode(sealed, n, seed + 2);
     strcpy(commit, "\\x");
     fs_hex_encode(p->commitment, 32, commit + 2);
     const char *v[] = {p->scheme, p->game, players, decks, seed, commit,
@@ -469,7 +542,9 @@ static int build_writes(svc_pg *pg, svc_buf *q, size_t *nsaves)
         if (add_literal(pg, q, p->game))
             return -1;
         svc_buf_printf(q, "::text,%u::int,%u::int,", p->players, p->decks);
-        add_bytea(q, p->server_seed, 32);
+        uint8_t sealed[SVC_SEALED_LEN];
+        add_bytea(q, sealed, svc_seal_seed(p->server_seed, p->commitment,
+                                           sealed));
         svc_buf_str(q, ",");
         add_bytea(q, p->commitment, 32);
         svc_buf_str(q, ",");

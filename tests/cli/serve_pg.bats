@@ -14,6 +14,8 @@ setup() {
     serve_setup
     pg_bin_dir >/dev/null || skip "no PostgreSQL server (initdb, pg_ctl): scripts/setup.sh installs postgresql"
     pg_start
+    openssl rand -hex 32 >"$T/key"
+    chmod 600 "$T/key"
     IPIDS=()
     LPIDS=()
 }
@@ -35,7 +37,7 @@ start_inst() {
     shift
     rm -f "$T/port.$n"
     "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 \
-        --port-file="$T/port.$n" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
+        --port-file="$T/port.$n" --seed-key-file="$T/key" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
     IPIDS[n]=$!
     for i in $(seq 1 400); do
         [ -s "$T/port.$n" ] && break
@@ -139,12 +141,30 @@ start_inst() {
     [ "$status" -eq 0 ]
 }
 
-@test "serve on PostgreSQL: an unreachable database and a foreign one are refused at start with a message" {
-    run "$F" serve --db="postgresql:///fairshuf?host=$T/nowhere" --token-file="$T/token" --listen=127.0.0.1:0
+@test "serve on PostgreSQL: no seed key, an unreachable database, a foreign one, a seed that does not open: refused at start with a message" {
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0
+    [ "$status" -eq 1 ]
+    [[ $output == *"a PostgreSQL database needs --seed-key-file"* ]]
+    # the seeds are sealed in the database; another key cannot open them
+    start_inst 1
+    URL=${URLS[1]}
+    id=$(new_table doudizhu)
+    [ "$(pg_sql "SELECT length(server_seed) FROM fairshuf_tables WHERE id = $id")" = 77 ]
+    kill "${IPIDS[1]}"; wait "${IPIDS[1]}"
+    openssl rand -hex 32 >"$T/key2"; chmod 600 "$T/key2"
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key2"
+    [ "$status" -eq 1 ]
+    [[ $output == *"table $id: its server seed cannot be used: it is sealed under another key"* ]]
+    pg_sql "UPDATE fairshuf_tables SET server_seed = set_byte(server_seed, 40, get_byte(server_seed, 40) # 1)"
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
+    [ "$status" -eq 1 ]
+    [[ $output == *"table $id: its server seed cannot be used: it does not open under its key"* ]]
+    pg_sql "DROP TABLE fairshuf_log; DROP TABLE fairshuf_tables; DROP TABLE fairshuf_meta"
+    run "$F" serve --db="postgresql:///fairshuf?host=$T/nowhere" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
     [[ $output == *"fairshuf: the database: cannot connect to the database"* ]]
     pg_sql "CREATE TABLE fairshuf_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO fairshuf_meta VALUES('schema', 'someone-else-7')"
-    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
     [[ $output == *"not a fairshuf serve database of this version (fairshuf_meta's schema is 'someone-else-7'"* ]]
 }
