@@ -88,6 +88,11 @@ int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
  * writer must read every table it touches from the database in each
  * batch, never from its cache.  0: SQLite, this service's alone. */
 int svc_store_shared(const svc_store *s);
+/* After svc_store_load: the SHA-256 of the table's last log line (line
+ * lines - 1) as stored, the link of its next record (fairshuf/chain.h);
+ * 32 zero bytes when lines is 0.  0, or -1 with e. */
+int svc_store_head(svc_store *s, int64_t id, uint64_t lines,
+                   uint8_t head[32], svc_error *e);
 /* In the open transaction, before any load: locks the rows of tables
  * ids[0..n) (sorted, distinct) until the commit or rollback, so no other
  * service changes them meanwhile.  A no-op on SQLite.  0, or -1 with e. */

@@ -11,6 +11,7 @@
 #include <sodium.h>
 #include <sqlite3.h>
 
+#include "fairshuf/chain.h"
 #include "seal.h"
 #include "service.h"
 #include "store_pg.h"
@@ -409,4 +410,36 @@ int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e)
 {
     /* SQLite: BEGIN IMMEDIATE already holds the whole file */
     return s->pg ? svc_pg_lock(s->pg, ids, n, e) : 0;
+}
+
+int svc_store_head(svc_store *s, int64_t id, uint64_t lines,
+                   uint8_t head[32], svc_error *e)
+{
+    memset(head, 0, 32);
+    if (s->pg)
+        return svc_pg_head(s->pg, id, head, e);
+    if (lines == 0)
+        return 0;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT line FROM log WHERE"
+                                       " table_id = ?1 AND seq = ?2",
+                                -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)(lines - 1));
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW)
+            fs_chain_hash((const char *)sqlite3_column_text(q, 0),
+                          (size_t)sqlite3_column_bytes(q, 0), head);
+    }
+    sqlite3_finalize(q);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc == SQLITE_DONE)
+        svc_error_set(e, 503, "storage_error",
+                      "table %lld: its log has no line %llu", (long long)id,
+                      (unsigned long long)(lines - 1));
+    else
+        fail(e, s->db, rc);
+    return -1;
 }

@@ -58,6 +58,7 @@ typedef struct row {
     fs_fair_period np;
     unsigned new_periods;    /* commitments changed in the batch */
     int current;             /* the seed is sealed under the current key */
+    uint8_t head[32];        /* SHA-256 of its last log line (chain.h) */
 } row;
 
 static int parse_row(const PGresult *r, int i, row *rw, const char **why);
@@ -330,6 +331,11 @@ static int parse_row(const PGresult *r, int i, row *rw, const char **why)
     }
     p->next_nonce = strtoull(PQgetvalue(r, i, 8), NULL, 10);
     rw->lines = strtoull(PQgetvalue(r, i, 9), NULL, 10);
+    if (PQnfields(r) > 10 && rw->lines > 0 &&
+        (PQgetisnull(r, i, 10) || hex_field(r, i, 10, rw->head, 32))) {
+        *why = "its log lacks its last line";
+        return -1;
+    }
     return 0;
 }
 
@@ -379,10 +385,13 @@ int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
         return ensure_tx(pg, e);
     svc_buf q = {0};
     svc_buf_str(&q, pg->in_tx ? "" : "BEGIN; ");
-    svc_buf_str(&q, "SELECT " COLS " FROM fairshuf_tables WHERE id IN (");
+    svc_buf_str(&q, "SELECT " COLS ", (SELECT sha256(convert_to(l.line,"
+                    " 'UTF8')) FROM fairshuf_log l WHERE l.table_id = t.id"
+                    " AND l.seq = t.lines - 1) FROM fairshuf_tables t"
+                    " WHERE id IN (");
     for (size_t i = 0; i < n; i++)
         svc_buf_printf(&q, "%s%lld", i ? "," : "", (long long)ids[i]);
-    svc_buf_str(&q, ") ORDER BY id FOR UPDATE");
+    svc_buf_str(&q, ") ORDER BY id FOR UPDATE OF t");
     svc_buf_add(&q, "", 1);
     if (q.failed) {
         svc_buf_free(&q);
@@ -484,6 +493,18 @@ int svc_pg_load(svc_pg *pg, int64_t id, fs_fair_period *p, uint64_t *lines,
     *p = rw->saved ? rw->np : rw->p;
     *lines = rw->saved ? rw->new_lines : rw->lines;
     return 1;
+}
+
+int svc_pg_head(svc_pg *pg, int64_t id, uint8_t head[32], svc_error *e)
+{
+    const row *rw = find_row(pg, id);
+    if (!rw) {
+        svc_error_set(e, 503, "storage_error",
+                      "table %lld: read without its lock", (long long)id);
+        return -1;
+    }
+    memcpy(head, rw->head, 32);
+    return 0;
 }
 
 int svc_pg_save(svc_pg *pg, int64_t id, const fs_fair_period *p,

@@ -31,6 +31,7 @@ int svc_pg_new_table(svc_pg *pg, const fs_fair_period *p, int64_t *id,
                      svc_error *e);
 int svc_pg_load(svc_pg *pg, int64_t id, fs_fair_period *p, uint64_t *lines,
                 svc_error *e);
+int svc_pg_head(svc_pg *pg, int64_t id, uint8_t head[32], svc_error *e);
 int svc_pg_save(svc_pg *pg, int64_t id, const fs_fair_period *p,
                 uint64_t lines, svc_error *e);
 int svc_pg_append(svc_pg *pg, int64_t id, uint64_t seq, const char *line,

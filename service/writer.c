@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairshuf/chain.h"
 #include "service.h"
 
 typedef struct entry {
     fs_fair_period p, work;   /* committed state; state inside the batch */
     uint64_t lines, work_lines;
+    uint8_t head[32], work_head[32]; /* hash of the last line (chain.h) */
     int in_batch;
     struct entry *next_touched;
 } entry;
@@ -41,6 +43,7 @@ struct svc_writer {
     fs_deal deal;             /* scratch, large */
     fs_dealer dealer;         /* scratch, large: fs_fair_period_deal's */
     char tsv[FS_FAIR_TSV_MAX + 1];
+    char chained[FS_FAIR_LINE_MAX + FS_CHAIN_EXTRA + 1];
 };
 
 static void evict(svc_writer *w, int64_t id)
@@ -85,6 +88,8 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
         /* found: 1, 0 unknown, -1 storage error (e set) */
         int found = id > 0 ? svc_store_load(w->st, id, &en->p, &en->lines, e)
                            : 0;
+        if (found == 1 && svc_store_head(w->st, id, en->lines, en->head, e))
+            found = -1;
         if (found == 1 && (size_t)id >= w->ncache && grow(w, id)) {
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             found = -1;
@@ -102,6 +107,7 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
     if (!en->in_batch) {
         en->work = en->p;
         en->work_lines = en->lines;
+        memcpy(en->work_head, en->head, 32);
         en->in_batch = 1;
         en->next_touched = w->touched;
         w->touched = en;
@@ -109,11 +115,16 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
     return en;
 }
 
-/* Appends the record and the state after it, in the open transaction. */
+/* Appends the record, chained to the line before it (chain.h), and the
+ * state after it, in the open transaction. */
 static int store_record(svc_writer *w, int64_t id, entry *en,
                         const char *line, svc_error *e)
 {
-    if (svc_store_append(w->st, id, en->work_lines, line, e))
+    if (fs_chain_link(en->work_head, line, w->chained, sizeof w->chained)) {
+        svc_error_set(e, 500, "internal", "a record that cannot be chained");
+        return -1;
+    }
+    if (svc_store_append(w->st, id, en->work_lines, w->chained, e))
         return -1;
     fs_fair_period next = en->work;
     if (fs_fair_period_applied(&next, line) != FS_OK) {
@@ -124,6 +135,7 @@ static int store_record(svc_writer *w, int64_t id, entry *en,
         return -1;
     en->work = next;
     en->work_lines++;
+    fs_chain_hash(w->chained, strlen(w->chained), en->work_head);
     return 0;
 }
 
@@ -362,6 +374,7 @@ static void run_batch(svc_writer *w, svc_op *ops)
         if (!failed) {
             en->p = en->work;
             en->lines = en->work_lines;
+            memcpy(en->head, en->work_head, 32);
         }
     }
     w->touched = NULL;

@@ -2,7 +2,8 @@
 // from the form or the query string), runs check.js and shows the verdict and
 // the hands.  It makes no network request but the log the user asks for.
 import * as S from './scheme.js';
-import { checkLog, checkOne } from './check.js';
+import { checkOne } from './check.js';
+import { checkLog } from './chain.js'; // the records and their hash chain
 
 const $ = (id) => document.getElementById(id);
 let lang = 'en';
