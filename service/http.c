@@ -250,8 +250,8 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     svc_error e = {0};
     svc_buf b = {0};
     if (!strcmp(r->name, "health")) {
-        svc_buf_str(&b, "{\"status\":\"ok\"}\n");
-        return send_json(h, c, rq, r->name, 200, &b);
+        unsigned st = svc_health(h->cfg->db, &b); /* instance.c */
+        return send_json(h, c, rq, r->name, st, &b);
     }
     if (!strcmp(r->name, "metrics")) {
         svc_metrics_text(&b);

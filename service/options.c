@@ -43,6 +43,8 @@ static const char usage_text[] =
     "      --old-seed-key-file=F  the key being rotated out: seeds sealed\n"
     "                         under it still open and are sealed again\n"
     "                         under --seed-key-file\n"
+    "      --instance-id=NAME this instance's name in /metrics, /v1/health\n"
+    "                         and its messages (default: the host name)\n"
     "      --help             display this help and exit\n"
     "      --version          output version information and exit\n"
     "\n"
@@ -62,7 +64,7 @@ int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
            OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS, OPT_KEY,
-           OPT_OLD_KEY };
+           OPT_OLD_KEY, OPT_INSTANCE };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -76,6 +78,7 @@ int cmd_serve(int argc, char **argv)
         {"sync", required_argument, NULL, OPT_SYNC},
         {"seed-key-file", required_argument, NULL, OPT_KEY},
         {"old-seed-key-file", required_argument, NULL, OPT_OLD_KEY},
+        {"instance-id", required_argument, NULL, OPT_INSTANCE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -120,6 +123,7 @@ int cmd_serve(int argc, char **argv)
             break;
         case OPT_KEY: cfg.seed_key_file = optarg; break;
         case OPT_OLD_KEY: cfg.old_seed_key_file = optarg; break;
+        case OPT_INSTANCE: cfg.instance_id = optarg; break;
         case 'h': cli_help("serve", usage_text);
         case 'V': cli_version("serve");
         default: cli_bad_option("serve");

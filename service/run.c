@@ -17,9 +17,14 @@
 #include "seal.h"
 #include "service.h"
 
+static const char *named; /* --instance-id, in every message */
+
 static void msg(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "fairshuf: ");
+    if (named)
+        fprintf(stderr, "fairshuf[%s]: ", named);
+    else
+        fprintf(stderr, "fairshuf: ");
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
 }
@@ -142,6 +147,12 @@ static int write_port(const char *path, unsigned port)
 int svc_run(const svc_config *cfg)
 {
     char token[4096], why[512], page[PATH_MAX + 64];
+    if (svc_instance_set(cfg->instance_id)) {
+        msg("invalid --instance-id '%s' (1 to 64 of A-Z a-z 0-9 . _ -)%s",
+            cfg->instance_id, "");
+        return 2;
+    }
+    named = cfg->instance_id;
     if (read_token(cfg->token_file, token, sizeof token))
         return 1;
     /* Every thread inherits this mask: only sigwait below sees them. */
@@ -195,9 +206,10 @@ int svc_run(const svc_config *cfg)
             status = 1;
         else {
             const char *colon = strrchr(cfg->listen, ':');
-            printf("fairshuf serve: listening on http://%.*s:%u/ "
-                   "(database %s)\n", (int)(colon - cfg->listen),
-                   cfg->listen, port, cfg->db);
+            printf("fairshuf serve: instance %s listening on "
+                   "http://%.*s:%u/ (database %s)\n", svc_instance_id(),
+                   (int)(colon - cfg->listen), cfg->listen, port,
+                   pg ? "PostgreSQL" : cfg->db);
             fflush(stdout);
             int sig;
             sigwait(&stop, &sig);

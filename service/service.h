@@ -27,6 +27,7 @@ typedef struct svc_config {
                                 against power loss; tests only) */
     const char *seed_key_file;     /* NULL, or the at-rest key (seal.h) */
     const char *old_seed_key_file; /* NULL, or the key being rotated out */
+    const char *instance_id;       /* NULL: the host's name */
 } svc_config;
 
 /* Runs the service until SIGTERM or SIGINT; returns the exit status
@@ -140,6 +141,18 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
 void svc_writer_submit(svc_writer *w, svc_op *op);
 /* Finishes the queued work, stops the thread. */
 void svc_writer_stop(svc_writer *w);
+
+/* ---- this instance (service/instance.c) ----------------------------- */
+/* Sets the instance's name (NULL: the host's name): 1 to 64 of
+ * [A-Za-z0-9._-].  0, or -1 for a name outside that. */
+int svc_instance_set(const char *name);
+const char *svc_instance_id(void);
+/* fairshuf_instance_info{instance_id="..."} 1 */
+void svc_instance_metrics(svc_buf *out);
+/* GET /v1/health: {"status","instance_id","database":"reachable" or
+ * "unreachable"} into out; returns 200, or 503 when the database does not
+ * answer a query now. */
+unsigned svc_health(const char *db, svc_buf *out);
 
 /* ---- metrics (service/metrics.c), Prometheus text ------------------- */
 void svc_metric_request(const char *route, unsigned status, double seconds);

@@ -1,6 +1,6 @@
 # pg.bash -- a throwaway PostgreSQL cluster for the tests of
 # `fairshuf serve --db=postgresql://...` (serve_pg.bats, bench/serve.sh,
-# bench/serve_pg_crash.sh): initdb in a mktemp folder, listening only on a
+# tests/opt-in/serve_pg_crash.bats): initdb in a mktemp folder, listening only on a
 # unix socket in that folder (no TCP port), trust authentication for the
 # cluster's own user, stopped by pg_stop (call it from teardown or a trap).
 # As root the cluster runs as the user `postgres` (PostgreSQL refuses to run
@@ -8,6 +8,7 @@
 #   pg_start            sets PGDIR, PGURL (postgresql:///fairshuf?host=...)
 #   pg_stop             fast shutdown; removes the folder
 #   pg_sql 'SQL'        runs SQL with psql against PGURL
+#   pg_down, pg_up      stops the cluster at once (as a crash), starts it
 # pg_bin_dir prints the folder of initdb and pg_ctl, or fails when none.
 
 pg_bin_dir() {

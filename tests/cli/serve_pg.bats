@@ -4,8 +4,9 @@
 # the same tables at once: every table's log is gap-free, the same through
 # every instance, honest, and holds every deal answered; the database
 # stopped mid-load: every deal answered is in the log and the others are
-# answered with a JSON 503; a foreign database is refused.  The kill -9
-# loop: bench/serve_pg_crash.sh (make check-pg-crash).
+# answered with a JSON 503 (and /v1/health says the database is
+# unreachable); a foreign database, a missing or wrong seed key are refused.
+# The kill -9 loop: tests/opt-in/serve_pg_crash.bats (make check-pg-crash).
 
 load serve
 load pg
@@ -37,7 +38,7 @@ start_inst() {
     shift
     rm -f "$T/port.$n"
     "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 \
-        --port-file="$T/port.$n" --seed-key-file="$T/key" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
+        --port-file="$T/port.$n" --seed-key-file="$T/key" --instance-id="dealer-$n" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
     IPIDS[n]=$!
     for i in $(seq 1 400); do
         [ -s "$T/port.$n" ] && break
@@ -90,6 +91,11 @@ start_inst() {
     run "$PY" "$BATS_TEST_DIRNAME/serve_answers.py" "$T/all.log" "$T/answers" "$answered"
     echo "$output"
     [ "$status" -eq 0 ]
+    # each instance names itself in /metrics and /v1/health
+    for n in 1 2 3; do
+        curl -sf "${URLS[n]}/metrics" | grep -qx "fairshuf_instance_info{instance_id=\"dealer-$n\"} 1"
+        [ "$(curl -s "${URLS[n]}/v1/health")" = "{\"status\":\"ok\",\"instance_id\":\"dealer-$n\",\"database\":\"reachable\"}" ]
+    done
     # the database's own count agrees with the rows the instances answer
     URL=${URLS[3]}
     [ "$(api GET "/v1/tables/${ids[0]}")" = 200 ]
@@ -118,6 +124,9 @@ start_inst() {
     [ "$st" = 503 ]
     [ "$(api GET "/v1/tables/${ids[0]}/log")" = 503 ]
     [ "$(jget error.code)" = database_unreachable ]
+    [ "$(api GET /v1/health)" = 503 ]
+    [ "$(jget database)" = unreachable ]
+    [ "$(jget instance_id)" = dealer-1 ]
     sleep 1
     mid=$(cat "$T/answers.1" "$T/answers.2" | wc -l)
     pg_up
@@ -127,6 +136,8 @@ start_inst() {
     answered=$(wc -l <"$T/answers")
     echo "answered: $before before the stop, $mid after a second down, $answered in all"
     [ "$answered" -gt "$mid" ]      # dealing resumed on the same instances
+    [ "$(api GET /v1/health)" = 200 ]
+    [ "$(jget database)" = reachable ]
     [ "$((mid - before))" -le 16 ]  # at most the deals in flight at the stop
     for id in "${ids[@]}"; do
         [ "$(api POST "/v1/tables/$id/rotate")" = 200 ]
@@ -163,6 +174,9 @@ start_inst() {
     run "$F" serve --db="postgresql:///fairshuf?host=$T/nowhere" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
     [[ $output == *"fairshuf: the database: cannot connect to the database"* ]]
+    run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key" --instance-id='a b'
+    [ "$status" -eq 2 ]
+    [[ $output == *"invalid --instance-id 'a b'"* ]]
     pg_sql "CREATE TABLE fairshuf_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO fairshuf_meta VALUES('schema', 'someone-else-7')"
     run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
