@@ -261,7 +261,18 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
     if (!strcmp(r->name, "verify"))
         return serve_file(h, c, rq);
     if (!strcmp(r->name, "table") || !strcmp(r->name, "log")) {
-        int found = !strcmp(r->name, "log")
+        uint64_t since, last; /* recall.c: ?since=L, ?last=N */
+        int part = !strcmp(r->name, "log")
+            ? svc_recall_args(
+                  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since"),
+                  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "last"),
+                  &since, &last, &e)
+            : 0;
+        if (part < 0)
+            return send_error(h, c, rq, r->name, &e);
+        int found = part ? svc_read_log_range(h->cfg->db, r->table, since,
+                                              last, &b, &e)
+                    : !strcmp(r->name, "log")
                         ? svc_read_log(h->cfg->db, r->table, &b, &e)
                         : svc_read_table(h->cfg->db, r->table, &b, &e);
         if (found == 0)

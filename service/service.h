@@ -103,6 +103,13 @@ int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e);
  * The log as it is committed, lines joined by '\n' with a final '\n'.
  * 1 found, 0 unknown table, -1 error. */
 int svc_read_log(const char *db, int64_t id, svc_buf *out, svc_error *e);
+/* Part of the log (service/recall.c): the lines after line `since`, or
+ * with last > 0 the last `last` lines.  1, 0 unknown table, -1 error. */
+int svc_read_log_range(const char *db, int64_t id, uint64_t since,
+                       uint64_t last, svc_buf *out, svc_error *e);
+/* ?since= / ?last= of GET .../log: 0 none, 1 one given, -1 (400 in e). */
+int svc_recall_args(const char *since_s, const char *last_s, uint64_t *since,
+                    uint64_t *last, svc_error *e);
 /* The public part of a table (no server seed) as a JSON object. */
 int svc_read_table(const char *db, int64_t id, svc_buf *out, svc_error *e);
 

@@ -783,3 +783,38 @@ int svc_pg_reachable(const char *url)
     give(c);
     return ok;
 }
+
+int svc_pg_read_range(const char *url, int64_t id, uint64_t since,
+                      uint64_t last, svc_buf *out, svc_error *e)
+{
+    PGconn *c = take(url, e);
+    if (!c)
+        return -1;
+    char v[3][24];
+    snprintf(v[0], sizeof v[0], "%lld", (long long)id);
+    snprintf(v[1], sizeof v[1], "%llu", (unsigned long long)since);
+    snprintf(v[2], sizeof v[2], "%llu", (unsigned long long)last);
+    const char *vals[] = {v[0], v[1], v[2]};
+    /* one statement: the table's count and its lines from one snapshot */
+    PGresult *r = PQexecParams(
+        c,
+        "SELECT t.lines, l.line FROM fairshuf_tables t LEFT JOIN fairshuf_log l"
+        " ON l.table_id = t.id AND l.seq >= CASE WHEN $3::bigint > 0 THEN"
+        " greatest(t.lines - $3::bigint, 0) ELSE $2::bigint END"
+        " WHERE t.id = $1 ORDER BY l.seq",
+        3, NULL, vals, NULL, NULL, 0);
+    int rc = -1;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+        rc = PQntuples(r) > 0;
+        for (int i = 0; i < PQntuples(r); i++)
+            if (!PQgetisnull(r, i, 1)) {
+                svc_buf_add(out, PQgetvalue(r, i, 1),
+                            (size_t)PQgetlength(r, i, 1));
+                svc_buf_add(out, "\n", 1);
+            }
+    } else
+        fail(c, r, e);
+    PQclear(r);
+    give(c);
+    return rc;
+}

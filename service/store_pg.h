@@ -41,6 +41,8 @@ int svc_pg_append(svc_pg *pg, int64_t id, uint64_t seq, const char *line,
 int svc_pg_read_log(const char *url, int64_t id, svc_buf *out, svc_error *e);
 int svc_pg_read_table(const char *url, int64_t id, svc_buf *out,
                       svc_error *e);
+int svc_pg_read_range(const char *url, int64_t id, uint64_t since,
+                      uint64_t last, svc_buf *out, svc_error *e);
 /* 1 when the database answers a query now (GET /v1/health), else 0. */
 int svc_pg_reachable(const char *url);
 

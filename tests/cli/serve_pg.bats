@@ -91,6 +91,13 @@ start_inst() {
     run "$PY" "$BATS_TEST_DIRNAME/serve_answers.py" "$T/all.log" "$T/answers" "$answered"
     echo "$output"
     [ "$status" -eq 0 ]
+    # recall: part of a log, through any instance
+    id=${ids[1]}
+    [ "$(api GET "/v1/tables/$id/log?since=5")" = 200 ]
+    tail -n +6 "$T/log.$id.1" | cmp - "$T/body"
+    [ "$(api GET "/v1/tables/$id/log?last=3")" = 200 ]
+    tail -n 3 "$T/log.$id.1" | cmp - "$T/body"
+    [ "$(api GET "/v1/tables/999999/log?last=3")" = 404 ]
     # each instance names itself in /metrics and /v1/health
     for n in 1 2 3; do
         curl -sf "${URLS[n]}/metrics" | grep -qx "fairshuf_instance_info{instance_id=\"dealer-$n\"} 1"
