@@ -53,6 +53,7 @@ static const char usage_text[] =
     "POST /v1/tables/ID/deals, POST /v1/tables/ID/rotate, GET /v1/tables/ID,\n"
     "GET /v1/tables/ID/log (what 'fairshuf fair check --log' reads),\n"
     "GET /metrics, GET /verify.  Errors: {\"error\":{\"code\",\"message\"}}.\n"
+    "'fairshuf serve migrate --help': copy a SQLite database into PostgreSQL.\n"
     "SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.\n"
     "Exit status: 0 after a clean stop, 1 error, 2 usage.\n"
     "Example:\n"
@@ -82,6 +83,8 @@ int cmd_serve(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
+    if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+        return cmd_serve_migrate(argc - 1, argv + 1); /* migrate.c */
     svc_config cfg = {.listen = "127.0.0.1:8080", .max_body = 16384,
                       .max_conn = 1024, .batch = 256,
                       .threads = 2, .exe = argv[0]};

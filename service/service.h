@@ -30,6 +30,9 @@ typedef struct svc_config {
     const char *instance_id;       /* NULL: the host's name */
 } svc_config;
 
+/* fairshuf serve migrate (service/migrate.c): argv[0] is "migrate". */
+int cmd_serve_migrate(int argc, char **argv);
+
 /* Runs the service until SIGTERM or SIGINT; returns the exit status
  * (0 after a clean drain).  Messages go to stderr as "fairshuf: ...". */
 int svc_run(const svc_config *cfg);

@@ -11,10 +11,22 @@
 load serve
 load pg
 
+# One cluster for the file (initdb takes seconds); a database per test.
+setup_file() {
+    pg_bin_dir >/dev/null || return 0
+    pg_start
+    export PGDIR PGURL PG_BINDIR
+}
+
+teardown_file() {
+    pg_stop
+}
+
 setup() {
     serve_setup
-    pg_bin_dir >/dev/null || skip "no PostgreSQL server (initdb, pg_ctl): scripts/setup.sh installs postgresql"
-    pg_start
+    [ -n "${PGDIR:-}" ] || skip "no PostgreSQL server (initdb, pg_ctl): scripts/setup.sh installs postgresql"
+    pg_as "$PG_BINDIR/createdb" -h "$PGDIR" "t$BATS_TEST_NUMBER"
+    PGURL=${PGURL/\/\/\/fairshuf?/\/\/\/t$BATS_TEST_NUMBER?}
     openssl rand -hex 32 >"$T/key"
     chmod 600 "$T/key"
     IPIDS=()
@@ -28,7 +40,6 @@ teardown() {
         wait "$p" 2>/dev/null || true
     done
     serve_teardown
-    pg_stop
 }
 
 # start_inst N [OPTION...]: instance N on the cluster, a free port; sets
@@ -188,4 +199,46 @@ start_inst() {
     run "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
     [[ $output == *"not a fairshuf serve database of this version (fairshuf_meta's schema is 'someone-else-7'"* ]]
+}
+
+@test "serve migrate: a SQLite database copied into PostgreSQL with its ids, logs and seeds; dealing goes on there; running it again copies nothing; a log that differs stops it" {
+    start_serve     # SQLite, seeds stored plain (no key)
+    a=$(new_table doudizhu mig-a)
+    b=$(new_table holdem mig-b)
+    for i in 1 2 3; do api POST "/v1/tables/$a/deals" >/dev/null; done
+    [ "$(api POST "/v1/tables/$b/deals")" = 200 ]
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    [ "$status" -eq 1 ]
+    [[ $output == *"in use by a running fairshuf serve: stop it first"* ]]
+    kill "$SPID"; wait "$SPID"; SPID=
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "fairshuf serve migrate: 2 tables copied (8 log lines), 0 already there" ]
+    [ "$(pg_sql "SELECT count(*) FROM fairshuf_tables WHERE length(server_seed) = 77")" = 2 ]
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    [ "$output" = "fairshuf serve migrate: 0 tables copied (0 log lines), 2 already there" ]
+    start_inst 1
+    URL=${URLS[1]}
+    [ "$(api POST "/v1/tables/$a/deals")" = 200 ]
+    [ "$(jget nonce)" = 3 ]
+    [ "$(api POST "/v1/tables/$a/rotate")" = 200 ]
+    c=$(new_table doudizhu)
+    [ "$c" -gt "$b" ]
+    curl -sf "$URL/v1/tables/$a/log" >"$T/log.a"
+    run "$F" fair check --log="$T/log.a"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the SQLite file dealt on after the copy: the logs differ, nothing written
+    kill "${IPIDS[1]}"; wait "${IPIDS[1]}"
+    start_serve
+    [ "$(api POST "/v1/tables/$b/deals")" = 200 ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    before=$(pg_sql "SELECT count(*) FROM fairshuf_log")
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    [ "$status" -eq 1 ]
+    [[ $output == *"table $b is in both databases with different logs"* ]]
+    [ "$(pg_sql "SELECT count(*) FROM fairshuf_log")" = "$before" ]
+    run "$F" serve migrate --from="$DB" --to="$T/other.db" --seed-key-file="$T/key"
+    [ "$status" -eq 2 ]
 }
