@@ -78,9 +78,9 @@ int svc_recall_args(const char *since_s, const char *last_s, uint64_t *since,
                     uint64_t *last, svc_error *e)
 {
     *since = *last = 0;
-    if (!since_s && !last_s)
-        return 0;
     const char *s = since_s ? since_s : last_s;
+    if (!s)
+        return 0;
     char *end = NULL;
     unsigned long long v = (s[0] >= '0' && s[0] <= '9')
                                ? strtoull(s, &end, 10) : 0;

@@ -49,6 +49,35 @@ static const char schema[] =
 #define COLS "id, scheme, game, players, decks, server_seed, commitment," \
              " client_seed, next_nonce, lines"
 
+/* The parameters of fs_write: the saves' columns, then the appends'. */
+enum { A_ID, A_SCHEME, A_GAME, A_PLAYERS, A_DECKS, A_SEED, A_COMMIT,
+       A_CLIENT, A_NONCE, A_LINES, A_WAS, A_PERIODS, A_LTAB, A_LSEQ, A_LLINE,
+       A_N };
+
+/* The statements the writer's connection prepares: the batch's row locks
+ * (with the hash of each table's last line, for the chain) and its writes
+ * (arrays: one plan for any batch). */
+static const char lock_sql[] =
+    "SELECT " COLS ", (SELECT sha256(convert_to(l.line, 'UTF8'))"
+    " FROM fairshuf_log l WHERE l.table_id = t.id AND l.seq = t.lines - 1)"
+    " FROM fairshuf_tables t WHERE id = ANY($1::bigint[])"
+    " ORDER BY id FOR UPDATE OF t";
+static const char write_sql[] =
+    "WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[],"
+    " $4::int[], $5::int[], $6::bytea[], $7::bytea[], $8::text[],"
+    " $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])"
+    " AS v(id, scheme, game, players, decks, seed, commitment, client_seed,"
+    " nonce, lines, was, periods)),"
+    " u AS (UPDATE fairshuf_tables t SET scheme = v.scheme, game = v.game,"
+    " players = v.players, decks = v.decks, server_seed = v.seed,"
+    " commitment = v.commitment, client_seed = v.client_seed,"
+    " next_nonce = v.nonce, lines = v.lines, periods = t.periods + v.periods"
+    " FROM v WHERE t.id = v.id AND t.lines = v.was RETURNING 1),"
+    " l AS (INSERT INTO fairshuf_log(table_id, seq, line)"
+    " SELECT * FROM unnest($13::bigint[], $14::bigint[], $15::text[])"
+    " RETURNING 1)"
+    " SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM l)";
+
 typedef struct row {
     int64_t id;
     fs_fair_period p;
@@ -71,9 +100,8 @@ struct svc_pg {
     int in_tx;
     row *rows;               /* the batch's tables, locked */
     size_t nrows, crows;
-    svc_buf log;             /* VALUES of the lines to append */
+    svc_buf arr[A_N];        /* array literals of the statement fs_write */
     size_t nlog;
-    char esc[2 * FS_FAIR_LINE_MAX + 8];
 };
 
 int svc_pg_url(const char *db)
@@ -105,6 +133,20 @@ static PGconn *connect_to(const char *url, int sync_normal)
         PQclear(r);
     }
     return c;
+}
+
+/* The writer's statements, on its connection (once the tables exist). */
+static int prepare_all(PGconn *c)
+{
+    PGresult *r = PQprepare(c, "fs_lock", lock_sql, 0, NULL);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (ok) {
+        r = PQprepare(c, "fs_write", write_sql, 0, NULL);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
+    return ok ? 0 : -1;
 }
 
 /* The first line of libpq's message (no DETAIL: it may hold values). */
@@ -242,6 +284,12 @@ svc_pg *svc_pg_open(const char *url, int sync_normal, char *why, size_t cap)
         return NULL;
     }
     PQclear(r);
+    if (prepare_all(pg->c)) {
+        first_line(PQerrorMessage(pg->c), m, sizeof m);
+        snprintf(why, cap, "cannot prepare the statements: %s", m);
+        svc_pg_close(pg);
+        return NULL;
+    }
     if (seal_check(pg, why, cap)) {
         svc_pg_close(pg);
         return NULL;
@@ -256,7 +304,8 @@ void svc_pg_close(svc_pg *pg)
     PQfinish(pg->c);
     free(pg->url);
     free(pg->rows);
-    svc_buf_free(&pg->log);
+    for (int i = 0; i < A_N; i++)
+        svc_buf_free(&pg->arr[i]);
     free(pg);
 }
 
@@ -266,12 +315,13 @@ int svc_pg_begin(svc_pg *pg, svc_error *e)
 {
     pg->nrows = 0;
     pg->nlog = 0;
-    pg->log.len = 0;
+    for (int i = 0; i < A_N; i++)
+        pg->arr[i].len = 0;
     pg->in_tx = 0;
     if (PQstatus(pg->c) != CONNECTION_OK) {
         PQfinish(pg->c); /* the database came back, or a new primary */
         pg->c = connect_to(pg->url, pg->sync_normal);
-        if (PQstatus(pg->c) != CONNECTION_OK)
+        if (PQstatus(pg->c) != CONNECTION_OK || prepare_all(pg->c))
             return fail(pg->c, NULL, e);
     }
     return 0;
@@ -379,28 +429,70 @@ static int keep_rows(svc_pg *pg, const PGresult *r, svc_error *e)
     return 0;
 }
 
+/* ---- array literals: the parameters of the prepared statements ---- */
+
+static void arr_next(svc_buf *b)
+{
+    svc_buf_str(b, b->len ? "," : "{");
+}
+
+static void arr_int(svc_buf *b, long long v)
+{
+    arr_next(b);
+    svc_buf_printf(b, "%lld", v);
+}
+
+/* "s" with " and \ escaped by a backslash */
+static void arr_text(svc_buf *b, const char *s)
+{
+    arr_next(b);
+    svc_buf_str(b, "\"");
+    for (const char *p = s; *p; p++) {
+        size_t k = strcspn(p, "\"\\");
+        svc_buf_add(b, p, k);
+        p += k;
+        if (!*p)
+            break;
+        char esc[2] = {'\\', *p};
+        svc_buf_add(b, esc, 2);
+    }
+    svc_buf_str(b, "\"");
+}
+
+static void arr_bytea(svc_buf *b, const uint8_t *p, size_t n)
+{
+    char hex[2 * 128 + 1];
+    fs_hex_encode(p, n, hex);
+    arr_next(b);
+    svc_buf_printf(b, "\"\\\\x%s\"", hex); /* the element is \x<hex> */
+}
+
+/* The NUL-terminated literal ("{}" when empty); NULL out of memory. */
+static const char *arr_end(svc_buf *b)
+{
+    if (!b->len)
+        svc_buf_str(b, "{");
+    svc_buf_add(b, "}", 2);
+    return b->failed ? NULL : b->p;
+}
+
 int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
 {
+    if (ensure_tx(pg, e))
+        return -1;
     if (n == 0)
-        return ensure_tx(pg, e);
+        return 0;
     svc_buf q = {0};
-    svc_buf_str(&q, pg->in_tx ? "" : "BEGIN; ");
-    svc_buf_str(&q, "SELECT " COLS ", (SELECT sha256(convert_to(l.line,"
-                    " 'UTF8')) FROM fairshuf_log l WHERE l.table_id = t.id"
-                    " AND l.seq = t.lines - 1) FROM fairshuf_tables t"
-                    " WHERE id IN (");
     for (size_t i = 0; i < n; i++)
-        svc_buf_printf(&q, "%s%lld", i ? "," : "", (long long)ids[i]);
-    svc_buf_str(&q, ") ORDER BY id FOR UPDATE OF t");
-    svc_buf_add(&q, "", 1);
-    if (q.failed) {
+        arr_int(&q, (long long)ids[i]);
+    const char *v[1] = {arr_end(&q)};
+    if (!v[0]) {
         svc_buf_free(&q);
         svc_error_set(e, 503, "out_of_memory", "out of memory");
         return -1;
     }
-    PGresult *r = PQexec(pg->c, q.p);
+    PGresult *r = PQexecPrepared(pg->c, "fs_lock", 1, v, NULL, NULL, 0);
     svc_buf_free(&q);
-    pg->in_tx = 1; /* even when it failed: the rollback ends it */
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         fail(pg->c, r, e);
         PQclear(r);
@@ -409,22 +501,6 @@ int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
     int rc = keep_rows(pg, r, e);
     PQclear(r);
     return rc;
-}
-
-/* A value of a statement: 'text' quoted and escaped for this connection. */
-static int add_literal(svc_pg *pg, svc_buf *b, const char *s)
-{
-    int err = 0;
-    size_t n = strlen(s);
-    if (2 * n + 1 > sizeof pg->esc)
-        return -1;
-    PQescapeStringConn(pg->c, pg->esc, s, n, &err);
-    if (err)
-        return -1;
-    svc_buf_str(b, "'");
-    svc_buf_str(b, pg->esc);
-    svc_buf_str(b, "'");
-    return 0;
 }
 
 static void add_bytea(svc_buf *b, const uint8_t *p, size_t n)
@@ -527,95 +603,61 @@ int svc_pg_save(svc_pg *pg, int64_t id, const fs_fair_period *p,
 int svc_pg_append(svc_pg *pg, int64_t id, uint64_t seq, const char *line,
                   svc_error *e)
 {
-    svc_buf_printf(&pg->log, "%s(%lld,%llu,", pg->nlog ? "," : "",
-                   (long long)id, (unsigned long long)seq);
-    if (add_literal(pg, &pg->log, line)) {
-        svc_error_set(e, 500, "internal", "a record that cannot be quoted");
-        return -1;
-    }
-    svc_buf_str(&pg->log, ")");
+    (void)e;
+    arr_int(&pg->arr[A_LTAB], (long long)id);
+    arr_int(&pg->arr[A_LSEQ], (long long)seq);
+    arr_text(&pg->arr[A_LLINE], line);
     pg->nlog++;
     return 0;
 }
 
-/* The saves, each where the row still has the line count read under the
- * lock, and the appends, in one statement that answers how many of each
- * it made. */
-static int build_writes(svc_pg *pg, svc_buf *q, size_t *nsaves)
+/* The saves' parameters of fs_write: each save applies only where the row
+ * still has the line count read under the lock.  Returns their number. */
+static size_t build_saves(svc_pg *pg)
 {
-    *nsaves = 0;
-    svc_buf_str(q, "WITH u AS (UPDATE fairshuf_tables t SET scheme = v.scheme,"
-                   " game = v.game, players = v.players, decks = v.decks,"
-                   " server_seed = v.seed, commitment = v.commitment,"
-                   " client_seed = v.client_seed, next_nonce = v.nonce,"
-                   " lines = v.lines, periods = t.periods + v.periods"
-                   " FROM (VALUES ");
+    size_t nsaves = 0;
+    svc_buf *a = pg->arr;
     for (size_t i = 0; i < pg->nrows; i++) {
         const row *rw = &pg->rows[i];
         if (!rw->saved)
             continue;
         const fs_fair_period *p = &rw->np;
-        svc_buf_printf(q, "%s(%lld::bigint,", *nsaves ? "," : "",
-                       (long long)rw->id);
-        if (add_literal(pg, q, p->scheme))
-            return -1;
-        svc_buf_str(q, "::text,");
-        if (add_literal(pg, q, p->game))
-            return -1;
-        svc_buf_printf(q, "::text,%u::int,%u::int,", p->players, p->decks);
         uint8_t sealed[SVC_SEALED_LEN];
-        add_bytea(q, sealed, svc_seal_seed(p->server_seed, p->commitment,
-                                           sealed));
-        svc_buf_str(q, ",");
-        add_bytea(q, p->commitment, 32);
-        svc_buf_str(q, ",");
-        if (!p->has_client_seed)
-            svc_buf_str(q, "NULL");
-        else if (add_literal(pg, q, p->client_seed))
-            return -1;
-        svc_buf_printf(q, "::text,%llu::bigint,%llu::bigint,%llu::bigint,"
-                          "%u::bigint)",
-                       (unsigned long long)p->next_nonce,
-                       (unsigned long long)rw->new_lines,
-                       (unsigned long long)rw->lines, rw->new_periods);
-        (*nsaves)++;
+        arr_int(&a[A_ID], (long long)rw->id);
+        arr_text(&a[A_SCHEME], p->scheme);
+        arr_text(&a[A_GAME], p->game);
+        arr_int(&a[A_PLAYERS], (long long)p->players);
+        arr_int(&a[A_DECKS], (long long)p->decks);
+        arr_bytea(&a[A_SEED], sealed,
+                  svc_seal_seed(p->server_seed, p->commitment, sealed));
+        arr_bytea(&a[A_COMMIT], p->commitment, 32);
+        if (p->has_client_seed)
+            arr_text(&a[A_CLIENT], p->client_seed);
+        else {
+            arr_next(&a[A_CLIENT]);
+            svc_buf_str(&a[A_CLIENT], "NULL");
+        }
+        arr_int(&a[A_NONCE], (long long)p->next_nonce);
+        arr_int(&a[A_LINES], (long long)rw->new_lines);
+        arr_int(&a[A_WAS], (long long)rw->lines);
+        arr_int(&a[A_PERIODS], (long long)rw->new_periods);
+        nsaves++;
     }
-    if (*nsaves == 0)
-        svc_buf_str(q, "(0::bigint,'','',0,0,''::bytea,''::bytea,NULL::text,"
-                       "0::bigint,0::bigint,0::bigint,0::bigint)");
-    svc_buf_str(q, ") AS v(id, scheme, game, players, decks, seed, commitment,"
-                   " client_seed, nonce, lines, was, periods)"
-                   " WHERE t.id = v.id AND t.lines = v.was RETURNING 1)");
-    if (pg->nlog) {
-        svc_buf_str(q, ", l AS (INSERT INTO fairshuf_log(table_id, seq, line)"
-                       " VALUES ");
-        svc_buf_add(q, pg->log.p, pg->log.len);
-        svc_buf_str(q, " RETURNING 1) SELECT (SELECT count(*) FROM u),"
-                       " (SELECT count(*) FROM l)");
-    } else
-        svc_buf_str(q, " SELECT (SELECT count(*) FROM u), 0");
-    svc_buf_add(q, "", 1);
-    return 0;
+    return nsaves;
 }
 
 int svc_pg_commit(svc_pg *pg, svc_error *e)
 {
     if (ensure_tx(pg, e))
         return -1;
-    if (pg->log.failed) {
-        svc_error_set(e, 503, "out_of_memory", "out of memory");
-        return -1;
-    }
-    svc_buf q = {0};
-    size_t nsaves;
-    if (build_writes(pg, &q, &nsaves) || q.failed) {
-        svc_buf_free(&q);
-        svc_error_set(e, 503, "out_of_memory",
-                      "out of memory (or a record that cannot be quoted)");
-        return -1;
-    }
-    PGresult *r = PQexec(pg->c, q.p);
-    svc_buf_free(&q);
+    size_t nsaves = build_saves(pg);
+    const char *v[A_N];
+    for (int i = 0; i < A_N; i++)
+        if (!(v[i] = arr_end(&pg->arr[i]))) {
+            svc_error_set(e, 503, "out_of_memory", "out of memory");
+            return -1;
+        }
+    PGresult *r = PQexecPrepared(pg->c, "fs_write", A_N, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
         fail(pg->c, r, e);
         PQclear(r);
@@ -650,7 +692,8 @@ void svc_pg_rollback(svc_pg *pg)
     pg->in_tx = 0;
     pg->nrows = 0;
     pg->nlog = 0;
-    pg->log.len = 0;
+    for (int i = 0; i < A_N; i++)
+        pg->arr[i].len = 0;
 }
 
 /* ---- readers: a small pool of connections ------------------------- */
