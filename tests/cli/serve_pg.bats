@@ -40,6 +40,11 @@ teardown() {
         wait "$p" 2>/dev/null || true
     done
     serve_teardown
+    if [ -n "${SMALL:-}" ]; then # the disk-full test's own cluster
+        pg_stop
+        umount "$SMALL" 2>/dev/null || true
+        rmdir "$SMALL" 2>/dev/null || true
+    fi
 }
 
 # start_inst N [OPTION...]: instance N on the cluster, a free port; sets
@@ -241,4 +246,45 @@ start_inst() {
     [ "$(pg_sql "SELECT count(*) FROM fairshuf_log")" = "$before" ]
     run "$F" serve migrate --from="$DB" --to="$T/other.db" --seed-key-file="$T/key"
     [ "$status" -eq 2 ]
+}
+
+@test "serve on PostgreSQL: the database's disk full answers 507 storage_full JSON, nothing half-written; dealing resumes with the next nonce once space returns" {
+    # a cluster of its own on a small tmpfs (root only: skipped otherwise)
+    # (outside the test's folder: the cluster's user must reach it)
+    SMALL=$(mktemp -d "${TMPDIR:-/tmp}/fs-pgfull.XXXXXX")
+    chmod 711 "$SMALL"
+    if ! out=$(mount -t tmpfs -o size=96m,mode=711 tmpfs "$SMALL" 2>&1); then
+        rmdir "$SMALL"
+        SMALL=
+        skip "cannot mount a tmpfs here ($out)"
+    fi
+    local keep_dir=$PGDIR keep_url=$PGURL
+    TMPDIR=$SMALL pg_start
+    start_inst 1
+    URL=${URLS[1]}
+    id=$(new_table doudizhu full-a)
+    dd if=/dev/zero of="$SMALL/filler" bs=64k 2>/dev/null || true
+    ok=0 st=200
+    while [ "$ok" -lt 5000 ]; do
+        st=$(api POST "/v1/tables/$id/deals")
+        [ "$st" = 200 ] || break
+        ok=$((ok + 1))
+    done
+    cat "$T/body"
+    [ "$st" = 507 ]
+    [ "$(jget error.code)" = storage_full ]
+    rm -f "$SMALL/filler"
+    [ "$(api POST "/v1/tables/$id/deals")" = 200 ]
+    [ "$(jget nonce)" = "$ok" ]     # the refused deal took no nonce
+    [ "$(api POST "/v1/tables/$id/rotate")" = 200 ]
+    curl -sf "$URL/v1/tables/$id/log" >"$T/log.full"
+    run "$F" fair check --log="$T/log.full"
+    [ "$status" -eq 0 ]
+    kill "${IPIDS[1]}"; wait "${IPIDS[1]}" || true
+    IPIDS=()
+    pg_stop
+    umount "$SMALL"
+    rmdir "$SMALL"
+    SMALL=
+    PGDIR=$keep_dir PGURL=$keep_url
 }
