@@ -9,6 +9,7 @@
 #   pg_stop             fast shutdown; removes the folder
 #   pg_sql 'SQL'        runs SQL with psql against PGURL
 #   pg_down, pg_up      stops the cluster at once (as a crash), starts it
+#   pg_serve N [OPT...] a fairshuf serve instance on the cluster (below)
 # pg_bin_dir prints the folder of initdb and pg_ctl, or fails when none.
 
 pg_bin_dir() {
@@ -86,4 +87,24 @@ pg_up() {
 
 pg_sql() {
     psql -X -q -A -t -v ON_ERROR_STOP=1 "$PGURL" -c "$1"
+}
+
+# pg_serve N [OPTION...]: fairshuf serve instance N on PGURL (with the
+# serve.bash helpers' $F, $T, token, and the seed key $T/key), on port
+# ${PORTS[N]} (0 or unset: a free one); sets IPIDS[N], PORTS[N], URLS[N].
+pg_serve() {
+    local n=$1 i
+    shift
+    rm -f "$T/port.$n"
+    "$F" serve --db="$PGURL" --token-file="$T/token" --seed-key-file="$T/key" \
+        --instance-id="dealer-$n" --listen="127.0.0.1:${PORTS[n]:-0}" \
+        --port-file="$T/port.$n" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
+    IPIDS[n]=$!
+    for i in $(seq 1 400); do
+        [ -s "$T/port.$n" ] && break
+        kill -0 "${IPIDS[n]}" 2>/dev/null || { cat "$T/serve.$n.err"; return 1; }
+        sleep 0.025
+    done
+    PORTS[n]=$(cat "$T/port.$n")
+    URLS[n]="http://127.0.0.1:${PORTS[n]}"
 }

@@ -47,26 +47,8 @@ teardown() {
     fi
 }
 
-# start_inst N [OPTION...]: instance N on the cluster, a free port; sets
-# PORTS[N], URLS[N].
-start_inst() {
-    local n=$1 i
-    shift
-    rm -f "$T/port.$n"
-    "$F" serve --db="$PGURL" --token-file="$T/token" --listen=127.0.0.1:0 \
-        --port-file="$T/port.$n" --seed-key-file="$T/key" --instance-id="dealer-$n" "$@" >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
-    IPIDS[n]=$!
-    for i in $(seq 1 400); do
-        [ -s "$T/port.$n" ] && break
-        kill -0 "${IPIDS[n]}" 2>/dev/null || { cat "$T/serve.$n.err"; return 1; }
-        sleep 0.025
-    done
-    PORTS[n]=$(cat "$T/port.$n")
-    URLS[n]="http://127.0.0.1:${PORTS[n]}"
-}
-
 @test "serve on PostgreSQL: three instances deal the same tables at once; each log gap-free, the same through every instance, honest; every deal answered is in it" {
-    for n in 1 2 3; do start_inst $n; done
+    for n in 1 2 3; do pg_serve $n; done
     URL=${URLS[1]}
     ids=()
     for t in 1 2 3 4; do
@@ -84,6 +66,8 @@ start_inst() {
     done
     for n in 1 2 3; do wait "${LPIDS[n]}"; cat "$T/load.$n"; done
     LPIDS=()
+    grep -q ' errors=0 ' "$T/load.1" && grep -q ' errors=0 ' "$T/load.2" &&
+        grep -q ' errors=0 ' "$T/load.3"   # no instance failed a batch
     cat "$T/answers.1" "$T/answers.2" "$T/answers.3" >"$T/answers"
     answered=$(wc -l <"$T/answers")
     [ "$answered" -ge 100 ]
@@ -126,8 +110,8 @@ start_inst() {
 }
 
 @test "serve on PostgreSQL: the database stopped mid-load; deals answer 503 JSON meanwhile, every deal answered is in the log, and dealing resumes" {
-    start_inst 1
-    start_inst 2
+    pg_serve 1
+    pg_serve 2
     URL=${URLS[1]}
     ids=("$(new_table doudizhu pg-a)" "$(new_table holdem pg-b)")
     tables=$(IFS=,; echo "${ids[*]}")
@@ -180,7 +164,7 @@ start_inst() {
     [ "$status" -eq 1 ]
     [[ $output == *"a PostgreSQL database needs --seed-key-file"* ]]
     # the seeds are sealed in the database; another key cannot open them
-    start_inst 1
+    pg_serve 1
     URL=${URLS[1]}
     id=$(new_table doudizhu)
     [ "$(pg_sql "SELECT length(server_seed) FROM fairshuf_tables WHERE id = $id")" = 77 ]
@@ -223,7 +207,7 @@ start_inst() {
     [ "$(pg_sql "SELECT count(*) FROM fairshuf_tables WHERE length(server_seed) = 77")" = 2 ]
     run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
     [ "$output" = "fairshuf serve migrate: 0 tables copied (0 log lines), 2 already there" ]
-    start_inst 1
+    pg_serve 1
     URL=${URLS[1]}
     [ "$(api POST "/v1/tables/$a/deals")" = 200 ]
     [ "$(jget nonce)" = 3 ]
@@ -260,7 +244,7 @@ start_inst() {
     fi
     local keep_dir=$PGDIR keep_url=$PGURL
     TMPDIR=$SMALL pg_start
-    start_inst 1
+    pg_serve 1
     URL=${URLS[1]}
     id=$(new_table doudizhu full-a)
     dd if=/dev/zero of="$SMALL/filler" bs=64k 2>/dev/null || true

@@ -28,24 +28,8 @@ teardown() {
     pg_stop
 }
 
-# start_inst N: instance N on its port (a free one the first time).
-start_inst() {
-    local n=$1 i
-    rm -f "$T/port.$n"
-    "$F" serve --db="$PGURL" --token-file="$T/token" --seed-key-file="$T/key" \
-        --listen="127.0.0.1:${PORTS[n]}" --port-file="$T/port.$n" \
-        >>"$T/serve.$n.out" 2>>"$T/serve.$n.err" &
-    IPIDS[n]=$!
-    for i in $(seq 1 400); do
-        [ -s "$T/port.$n" ] && break
-        kill -0 "${IPIDS[n]}" 2>/dev/null || { cat "$T/serve.$n.err"; return 1; }
-        sleep 0.025
-    done
-    PORTS[n]=$(cat "$T/port.$n")
-}
-
 @test "serve on PostgreSQL: kill -9 any of three instances under load, FS_CRASH_KILLS times (20): every log gap-free, identical, honest; every answered deal in it" {
-    for n in 1 2 3; do start_inst $n; done
+    for n in 1 2 3; do pg_serve $n; done
     URL="http://127.0.0.1:${PORTS[1]}"
     ids=()
     for t in $(seq 1 8); do ids+=("$(new_table doudizhu "crash-$t")"); done
@@ -63,7 +47,7 @@ start_inst() {
         before=$(cat "$T"/answers.* | wc -l)
         kill -9 "${IPIDS[n]}"
         wait "${IPIDS[n]}" 2>/dev/null || true
-        start_inst "$n"
+        pg_serve "$n"
         echo "# kill $i: instance $n, $before deals answered before it" >&3
     done
     sleep 0.5
