@@ -117,6 +117,13 @@ test('every line of the served log is chained to the one before it', { skip }, (
   }
 });
 
+test('the page says the log is hash-chained, and from which line', { skip }, async () => {
+  await pageCheck(L);
+  assert.match(await page.$eval('#results .summary', (e) => e.textContent), /; hash-chained from line 1\.$/);
+  await pageCheck(L.map(unchain));
+  assert.doesNotMatch(await page.$eval('#results .summary', (e) => e.textContent), /hash-chained/);
+});
+
 let n = 0;
 test('the tampered chained logs: the page and fair check agree on every case', { skip }, async () => {
   for (const [what, lines, verdict, rule, at] of cases()) {

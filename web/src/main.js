@@ -162,7 +162,8 @@ function showLogResult(r) {
   const periods = r.periods.length;
   const summary = el('p', { class: 'summary', text:
     `${r.lines} line${r.lines === 1 ? '' : 's'}, ${periods} period${periods === 1 ? '' : 's'}, ` +
-    `${r.deals.length} deal${r.deals.length === 1 ? '' : 's'}, ${r.checked} recomputed.` });
+    `${r.deals.length} deal${r.deals.length === 1 ? '' : 's'}, ${r.checked} recomputed` +
+    (r.chainStart ? `; hash-chained from line ${r.chainStart}.` : '.') });
   $('results').replaceChildren(summary, findingsEl(r) || '', playerEl(r) || '', ...r.periods.map(periodEl));
 }
 
