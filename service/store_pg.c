@@ -54,14 +54,19 @@ enum { A_ID, A_SCHEME, A_GAME, A_PLAYERS, A_DECKS, A_SEED, A_COMMIT,
        A_CLIENT, A_NONCE, A_LINES, A_WAS, A_PERIODS, A_LTAB, A_LSEQ, A_LLINE,
        A_N };
 
-/* The statements the writer's connection prepares: the batch's row locks
- * (with the hash of each table's last line, for the chain) and its writes
- * (arrays: one plan for any batch). */
+/* The statements the writer's connection prepares: the batch's row locks,
+ * the hashes of the locked tables' last lines (for the chain: a statement
+ * of its own, so its snapshot is taken after the locks are held and holds
+ * the lines of the transaction that held them last -- a sub-select of the
+ * lock statement would read its older snapshot) and the writes (arrays:
+ * one plan for any batch). */
 static const char lock_sql[] =
-    "SELECT " COLS ", (SELECT sha256(convert_to(l.line, 'UTF8'))"
-    " FROM fairshuf_log l WHERE l.table_id = t.id AND l.seq = t.lines - 1)"
-    " FROM fairshuf_tables t WHERE id = ANY($1::bigint[])"
-    " ORDER BY id FOR UPDATE OF t";
+    "SELECT " COLS " FROM fairshuf_tables WHERE id = ANY($1::bigint[])"
+    " ORDER BY id FOR UPDATE";
+static const char heads_sql[] =
+    "SELECT l.table_id, sha256(convert_to(l.line, 'UTF8')) FROM fairshuf_log l"
+    " JOIN unnest($1::bigint[], $2::bigint[]) AS k(id, seq)"
+    " ON l.table_id = k.id AND l.seq = k.seq";
 static const char write_sql[] =
     "WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[],"
     " $4::int[], $5::int[], $6::bytea[], $7::bytea[], $8::text[],"
@@ -141,6 +146,11 @@ static int prepare_all(PGconn *c)
     PGresult *r = PQprepare(c, "fs_lock", lock_sql, 0, NULL);
     int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
+    if (ok) {
+        r = PQprepare(c, "fs_heads", heads_sql, 0, NULL);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
     if (ok) {
         r = PQprepare(c, "fs_write", write_sql, 0, NULL);
         ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -381,11 +391,6 @@ static int parse_row(const PGresult *r, int i, row *rw, const char **why)
     }
     p->next_nonce = strtoull(PQgetvalue(r, i, 8), NULL, 10);
     rw->lines = strtoull(PQgetvalue(r, i, 9), NULL, 10);
-    if (PQnfields(r) > 10 && rw->lines > 0 &&
-        (PQgetisnull(r, i, 10) || hex_field(r, i, 10, rw->head, 32))) {
-        *why = "its log lacks its last line";
-        return -1;
-    }
     return 0;
 }
 
@@ -476,6 +481,46 @@ static const char *arr_end(svc_buf *b)
     return b->failed ? NULL : b->p;
 }
 
+/* The hashes of the last lines of rows[first..]: a table whose log lacks
+ * the line its count names is refused (503), as a damaged row. */
+static int load_heads(svc_pg *pg, size_t first, svc_error *e)
+{
+    svc_buf ids = {0}, seqs = {0};
+    size_t want = 0;
+    for (size_t i = first; i < pg->nrows; i++)
+        if (pg->rows[i].lines > 0) {
+            arr_int(&ids, (long long)pg->rows[i].id);
+            arr_int(&seqs, (long long)pg->rows[i].lines - 1);
+            want++;
+        }
+    const char *v[2] = {arr_end(&ids), arr_end(&seqs)};
+    PGresult *r = NULL;
+    int rc = -1;
+    if (!want)
+        rc = 0;
+    else if (!v[0] || !v[1])
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+    else if (PQresultStatus(r = PQexecPrepared(pg->c, "fs_heads", 2, v, NULL,
+                                               NULL, 0)) != PGRES_TUPLES_OK)
+        fail(pg->c, r, e);
+    else {
+        size_t got = 0;
+        for (int k = 0; k < PQntuples(r); k++) {
+            row *rw = find_row(pg, strtoll(PQgetvalue(r, k, 0), NULL, 10));
+            if (rw && hex_field(r, k, 1, rw->head, 32) == 0)
+                got++;
+        }
+        rc = got == want ? 0 : -1;
+        if (rc)
+            svc_error_set(e, 503, "storage_error",
+                          "a table's log lacks its last line");
+    }
+    PQclear(r);
+    svc_buf_free(&ids);
+    svc_buf_free(&seqs);
+    return rc;
+}
+
 int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
 {
     if (ensure_tx(pg, e))
@@ -498,9 +543,10 @@ int svc_pg_lock(svc_pg *pg, const int64_t *ids, size_t n, svc_error *e)
         PQclear(r);
         return -1;
     }
+    size_t first = pg->nrows;
     int rc = keep_rows(pg, r, e);
     PQclear(r);
-    return rc;
+    return rc ? rc : load_heads(pg, first, e);
 }
 
 static void add_bytea(svc_buf *b, const uint8_t *p, size_t n)
