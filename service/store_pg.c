@@ -63,10 +63,10 @@ enum { A_ID, A_SCHEME, A_GAME, A_PLAYERS, A_DECKS, A_SEED, A_COMMIT,
 static const char lock_sql[] =
     "SELECT " COLS " FROM fairshuf_tables WHERE id = ANY($1::bigint[])"
     " ORDER BY id FOR UPDATE";
-static const char heads_sql[] =
-    "SELECT l.table_id, sha256(convert_to(l.line, 'UTF8')) FROM fairshuf_log l"
-    " JOIN unnest($1::bigint[], $2::bigint[]) AS k(id, seq)"
-    " ON l.table_id = k.id AND l.seq = k.seq";
+static const char heads_sql[] = /* one primary-key lookup per table */
+    "SELECT k.id, (SELECT sha256(convert_to(l.line, 'UTF8'))"
+    " FROM fairshuf_log l WHERE l.table_id = k.id AND l.seq = k.seq)"
+    " FROM unnest($1::bigint[], $2::bigint[]) AS k(id, seq)";
 static const char write_sql[] =
     "WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[],"
     " $4::int[], $5::int[], $6::bytea[], $7::bytea[], $8::text[],"
@@ -507,7 +507,8 @@ static int load_heads(svc_pg *pg, size_t first, svc_error *e)
         size_t got = 0;
         for (int k = 0; k < PQntuples(r); k++) {
             row *rw = find_row(pg, strtoll(PQgetvalue(r, k, 0), NULL, 10));
-            if (rw && hex_field(r, k, 1, rw->head, 32) == 0)
+            if (rw && !PQgetisnull(r, k, 1) &&
+                hex_field(r, k, 1, rw->head, 32) == 0)
                 got++;
         }
         rc = got == want ? 0 : -1;
