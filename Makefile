@@ -54,8 +54,10 @@ CLI_SRC  := $(sort $(wildcard programs/*.c)) $(COMMON_SRC)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SVC_SRC  := $(sort $(wildcard service/*.c)) common/cli.c common/json.c
 SVC_OBJ  := $(SVC_SRC:%.c=$(BUILD)/obj/%.o)
-SVC_PKGS := libmicrohttpd jansson sqlite3
-SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3)
+SVC_PKGS := libmicrohttpd jansson sqlite3 libpq
+SVC_LIBS := $(shell pkg-config --libs $(SVC_PKGS) 2>/dev/null || echo -lmicrohttpd -ljansson -lsqlite3 -lpq)
+# libpq's header folder (/usr/include/postgresql), for service/ only
+SVC_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUP := $(sort $(wildcard tests/unit/support/*.c))
@@ -68,7 +70,7 @@ PYTHON   ?= /usr/bin/python3
 
 PY_EXT   := python/fairshuf/_core.stamp
 
-.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-long check-openssl check-sodium check-keyed sdist wheel test test-build install \
+.PHONY: web web-screenshots web-mutants python all setup setup-build demo check check-sanitize check-clang check-tsan check-long check-pg-crash check-openssl check-sodium check-keyed sdist wheel test test-build install \
         install-shuf-link uninstall bench battery clean help lint mutants
 
 all: $(BUILD)/libfairshuf.a $(BUILD)/libfairshuf.so $(BUILD)/fairshuf $(BUILD)/fairshuf-serve
@@ -82,6 +84,7 @@ help:
 	@echo "make check-clang     -Werror build and suite with clang"
 	@echo "make check-long      the suite with its long test matrices (opt-in)"
 	@echo "make check-tsan      the suite under ThreadSanitizer (long; opt-in)"
+	@echo "make check-pg-crash  serve on PostgreSQL: kill -9 under load (opt-in)"
 	@echo "make check-openssl   the suite on a CHACHA=openssl build (opt-in)"
 	@echo "make check-sodium    vectors and goldens on the CHACHA=sodium fallback build"
 	@echo "make check-keyed     keyed permutation: exhaustive bijection to 2^22 (opt-in)"
@@ -112,6 +115,7 @@ $(BUILD)/chacha-$(CHACHA):
 
 # The library exports only what the headers mark FS_API.
 $(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
+$(SVC_OBJ): ALL_CFLAGS += $(SVC_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -229,6 +233,11 @@ check-clang: setup
 # Opt-in: the suite with the long matrices that `make check` samples
 # (FS_TEST_LONG=1, tests/cli/long.bash: every P, count and piece size of
 # tests/cli/mpi*.bats, 1,000 player steps, ...).
+# fairshuf serve on PostgreSQL: three instances, kill -9 twenty times under
+# load (tests/opt-in/serve_pg_crash.bats; FS_CRASH_KILLS=N for more)
+check-pg-crash: all $(BUILD)/tests/serve-load
+	@BUILD=$(BUILD) FS_BIN=$(abspath $(BUILD))/fairshuf bats --tap tests/opt-in/serve_pg_crash.bats
+
 check-long: setup
 	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@FS_TEST_LONG=1 $(MAKE) --no-print-directory test

@@ -7,6 +7,8 @@
 
 #include <sodium.h>
 
+#include "fairshuf/chain.h"
+
 #include "cli.h"
 #include "deal_out.h"
 #include "fair.h"
@@ -176,7 +178,9 @@ static int check_log(const fair_args *a)
     }
     check_ctx ctx = {fmt == DEAL_JSON, &found, 0};
     fs_fair_log_result r;
-    cli_check(fs_fair_log_check(text, n, &pl, check_note, &ctx, &r),
+    /* the record rules, and the hash chain of a chained log (chain.h) */
+    cli_check(fs_fair_log_check_chained(text, n, &pl, check_note, &ctx, &r,
+                                        NULL),
               "fair check");
     free(text);
     free(mine);

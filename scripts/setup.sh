@@ -19,6 +19,7 @@ build=(
     libjansson-dev    # fairshuf serve: parses request bodies (strict JSON)
     libsqlite3-dev    # fairshuf serve: tables, periods, logs (SQLite, WAL)
     libmpdclient-dev  # fairshuf mpd (fairshuf-mpd; the rest builds without)
+    libpq-dev         # fairshuf serve --db=postgresql://: several instances on one database
 )
 test=(
     g++               # the std::shuffle benchmark baseline (make bench)
@@ -44,6 +45,7 @@ test=(
     openmpi-bin libopenmpi-dev  # fairshuf-mpi and its tests (the rest builds without)
     chromium          # the browser verifier page's tests (driven by playwright-core)
     curl              # fairshuf serve's tests (HTTP calls)
+    postgresql        # fairshuf serve's PostgreSQL tests: a throwaway cluster (tests/cli/pg.bash)
     nodejs            # fairshuf serve's Node client example (built-in fetch)
     mpd mpc           # fairshuf mpd's tests: a real MPD, and mpc to drive it
     mpv               # the mpv script's tests (contrib/mpv/fairshuf.lua)

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "service.h"
+#include "store_pg.h"
 
 static atomic_int corrupt;           /* once set, never cleared */
 static char corrupt_why[160];        /* written once, before corrupt = 1 */
@@ -96,18 +97,28 @@ unsigned svc_health_json(const char *db, svc_buf *out)
     long long avail = statvfs(dir, &vs) == 0
                           ? (long long)vs.f_bavail * (long long)vs.f_frsize
                           : -1;
+    if (svc_pg_url(db))
+        avail = -1; /* the database server's disk: not this host's */
     int bad = atomic_load(&corrupt);
     const char *wcode = atomic_load(&write_code);
     int low = avail >= 0 && avail < SVC_DISK_LOW;
-    int ok = !bad && !wcode && !low;
-    svc_buf_printf(out, "{\"status\":\"%s\",\"storage\":\"%s\"",
-                   ok ? "ok" : "error", bad ? "corrupt" : "ok");
+    int up = svc_database_up(db);
+    int ok = !bad && !wcode && !low && up;
+    svc_buf_printf(out, "{\"status\":\"%s\",\"instance_id\":",
+                   ok ? "ok" : "error");
+    svc_buf_json(out, svc_instance_id());
+    svc_buf_printf(out, ",\"database\":\"%s\",\"storage\":\"%s\"",
+                   up ? "reachable" : "unreachable", bad ? "corrupt" : "ok");
     if (bad) {
         svc_buf_str(out, ",\"storage_message\":");
         svc_buf_json(out, corrupt_why);
     }
-    svc_buf_printf(out, ",\"disk_free_bytes\":%lld,\"disk_low\":%s,"
-                        "\"last_write_error\":", avail, low ? "true" : "false");
+    if (avail >= 0)
+        svc_buf_printf(out, ",\"disk_free_bytes\":%lld", avail);
+    else
+        svc_buf_str(out, ",\"disk_free_bytes\":null");
+    svc_buf_printf(out, ",\"disk_low\":%s,\"last_write_error\":",
+                   low ? "true" : "false");
     if (wcode)
         svc_buf_json(out, wcode);
     else

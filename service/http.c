@@ -22,6 +22,7 @@
 #include <sodium.h>
 
 #include "service.h"
+#include "store_pg.h"
 
 struct svc_http {
     struct MHD_Daemon *daemon;
@@ -313,10 +314,24 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
         return serve_file(h, c, rq);
     if (svc_health_refuse(&e)) /* a damaged database serves no table */
         return send_error(h, c, rq, r->name, &e);
-    if (!strcmp(r->name, "log"))
-        return send_log(h, c, rq, r->table);
-    if (!strcmp(r->name, "table")) {
-        int found = svc_read_table(h->cfg->db, r->table, &b, &e);
+    if (!strcmp(r->name, "table") || !strcmp(r->name, "log")) {
+        uint64_t since, last; /* recall.c: ?since=L, ?last=N */
+        int log = !strcmp(r->name, "log");
+        int part = log
+            ? svc_recall_args(
+                  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since"),
+                  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "last"),
+                  &since, &last, &e)
+            : 0;
+        if (part < 0)
+            return send_error(h, c, rq, r->name, &e);
+        /* a whole SQLite log is streamed (log_stream.c), never held */
+        if (log && !part && !svc_pg_url(h->cfg->db))
+            return send_log(h, c, rq, r->table);
+        int found = part ? svc_read_log_range(h->cfg->db, r->table, since,
+                                              last, &b, &e)
+                    : log ? svc_pg_read_log(h->cfg->db, r->table, &b, &e)
+                          : svc_read_table(h->cfg->db, r->table, &b, &e);
         if (found == 0)
             svc_error_set(&e, 404, "unknown_table", "no table %lld",
                           (long long)r->table);
@@ -324,6 +339,8 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
             svc_buf_free(&b);
             return send_error(h, c, rq, r->name, &e);
         }
+        if (log)
+            return send_buf(h, c, rq, r->name, 200, "application/x-ndjson", &b);
         return send_json(h, c, rq, r->name, 200, &b);
     }
     /* the operator's calls: the writer, one transaction per batch */

@@ -109,4 +109,5 @@ void svc_metrics_text(svc_buf *o)
                       "# TYPE fairshuf_commit_requests_total counter\n"
                       "fairshuf_commit_requests_total %llu\n",
                    atomic_load(&batches), atomic_load(&batch_ops));
+    svc_instance_metrics(o);
 }

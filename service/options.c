@@ -7,15 +7,17 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "Usage: fairshuf serve --db=FILE --token-file=FILE [--listen=HOST:PORT]\n"
-    "                      [OPTION]...\n"
+    "Usage: fairshuf serve --db=FILE|URL --token-file=FILE\n"
+    "                      [--listen=HOST:PORT] [OPTION]...\n"
     "A provably-fair dealing service over HTTP/JSON (docs/service.md).\n"
     "Tables, their seed periods (scheme " FS_FAIR_SCHEME ") and their logs\n"
     "live in the SQLite database FILE (created if missing, WAL mode); every\n"
     "record is committed to disk before the request that made it is\n"
-    "answered.\n"
+    "answered.  With --db=postgresql://... several services share one\n"
+    "PostgreSQL database and deal the same tables (docs/service.md).\n"
     "\n"
-    "      --db=FILE          the database\n"
+    "      --db=FILE|URL      the database: a SQLite file, or a libpq URL\n"
+    "                         postgresql://[user@]host[:port]/dbname[?...]\n"
     "      --token-file=FILE  the operator's bearer token (first line, 16 or\n"
     "                         more visible ASCII characters; a regular file\n"
     "                         without NUL bytes, not writable by its group,\n"
@@ -42,6 +44,15 @@ static const char usage_text[] =
     "      --sync=full|normal SQLite synchronous mode (default full: each\n"
     "                         commit is fsynced; normal survives a crash of\n"
     "                         the service but not of the machine)\n"
+    "      --seed-key-file=F  seal the unrevealed server seeds in the\n"
+    "                         database with this key (64 hex digits; the\n"
+    "                         file owner-only: openssl rand -hex 32 >F);\n"
+    "                         required with a postgresql:// database\n"
+    "      --old-seed-key-file=F  the key being rotated out: seeds sealed\n"
+    "                         under it still open and are sealed again\n"
+    "                         under --seed-key-file\n"
+    "      --instance-id=NAME this instance's name in /metrics, /v1/health\n"
+    "                         and its messages (default: the host name)\n"
     "      --help             display this help and exit\n"
     "      --version          output version information and exit\n"
     "\n"
@@ -51,6 +62,7 @@ static const char usage_text[] =
     "POST /v1/tables/ID/deals, POST /v1/tables/ID/rotate, GET /v1/tables/ID,\n"
     "GET /v1/tables/ID/log (what 'fairshuf fair check --log' reads),\n"
     "GET /metrics, GET /verify.  Errors: {\"error\":{\"code\",\"message\"}}.\n"
+    "'fairshuf serve migrate --help': copy a SQLite database into PostgreSQL.\n"
     "SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.\n"
     "Exit status: 0 after a clean stop, 1 error, 2 usage.\n"
     "Example:\n"
@@ -73,7 +85,7 @@ int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
            OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS, OPT_PER_IP,
-           OPT_IDLE };
+           OPT_IDLE, OPT_KEY, OPT_OLD_KEY, OPT_INSTANCE };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -87,9 +99,14 @@ int cmd_serve(int argc, char **argv)
         {"batch", required_argument, NULL, OPT_BATCH},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"sync", required_argument, NULL, OPT_SYNC},
+        {"seed-key-file", required_argument, NULL, OPT_KEY},
+        {"old-seed-key-file", required_argument, NULL, OPT_OLD_KEY},
+        {"instance-id", required_argument, NULL, OPT_INSTANCE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
+    if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+        return cmd_serve_migrate(argc - 1, argv + 1); /* migrate.c */
     svc_config cfg = {.listen = "127.0.0.1:8080", .max_body = 16384,
                       .max_conn = 1024, .max_per_ip = 64,
                       .idle_timeout = 15, .batch = 256,
@@ -130,6 +147,9 @@ int cmd_serve(int argc, char **argv)
                         optarg);
             cfg.sync_normal = strcmp(optarg, "normal") == 0;
             break;
+        case OPT_KEY: cfg.seed_key_file = optarg; break;
+        case OPT_OLD_KEY: cfg.old_seed_key_file = optarg; break;
+        case OPT_INSTANCE: cfg.instance_id = optarg; break;
         case 'h': cli_help("serve", usage_text);
         case 'V': cli_version("serve");
         default: cli_bad_option("serve");

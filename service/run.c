@@ -15,11 +15,17 @@
 #include <sodium.h>
 
 #include "outfile.h"
+#include "seal.h"
 #include "service.h"
+
+static const char *named; /* --instance-id, in every message */
 
 static void msg(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "fairshuf: ");
+    if (named)
+        fprintf(stderr, "fairshuf[%s]: ", named);
+    else
+        fprintf(stderr, "fairshuf: ");
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
 }
@@ -199,6 +205,12 @@ static int write_port(const char *path, unsigned port)
 int svc_run(const svc_config *cfg)
 {
     char token[4096], why[512], page[PATH_MAX + 64];
+    if (svc_instance_set(cfg->instance_id)) {
+        msg("invalid --instance-id '%s' (1 to 64 of A-Z a-z 0-9 . _ -)%s",
+            cfg->instance_id, "");
+        return 2;
+    }
+    named = cfg->instance_id;
     if (read_token(cfg->token_file, token, sizeof token))
         return 1;
     /* Every thread inherits this mask: only sigwait below sees them. */
@@ -209,25 +221,37 @@ int svc_run(const svc_config *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* PostgreSQL: shared by design; its row locks keep the order */
+    int pg = strncmp(cfg->db, "postgres", 8) == 0 && strstr(cfg->db, "://");
+    if (svc_seal_init(cfg->seed_key_file, cfg->old_seed_key_file, why,
+                      sizeof why)) {
+        msg("%s%s", why, "");
+        return 1;
+    }
     mode_t mask = umask(077); /* the database, -wal, -shm: owner-only */
-    int lock = claim_db(cfg->db);
+    int lock = pg ? -1 : claim_db(cfg->db);
     if (lock >= 0 && own_side_files(cfg->db)) {
         close(lock);
         lock = -1;
     }
-    if (lock < 0)
+    if (lock < 0 && !pg) {
+        svc_seal_free();
         return 1;
-    if (svc_db_quick_check(cfg->db, why, sizeof why)) {
+    }
+    if (!pg && svc_db_quick_check(cfg->db, why, sizeof why)) {
         fprintf(stderr, "fairshuf: %s: the database is damaged (PRAGMA "
                 "quick_check: %s): not starting; restore it from a backup\n",
                 cfg->db, why);
         close(lock);
+        svc_seal_free();
         return 1;
     }
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
     if (!st) {
-        msg("%s: %s", cfg->db, why);
-        close(lock);
+        msg("%s: %s", pg ? "the database" : cfg->db, why);
+        if (lock >= 0)
+            close(lock);
+        svc_seal_free();
         return 1;
     }
     umask(mask);
@@ -235,7 +259,9 @@ int svc_run(const svc_config *cfg)
     if (!w) {
         msg("%s%s", why, "");
         svc_store_close(st);
-        close(lock);
+        if (lock >= 0)
+            close(lock);
+        svc_seal_free();
         return 1;
     }
     web_page(cfg, page, sizeof page);
@@ -252,9 +278,10 @@ int svc_run(const svc_config *cfg)
             status = 1;
         else {
             const char *colon = strrchr(cfg->listen, ':');
-            printf("fairshuf serve: listening on http://%.*s:%u/ "
-                   "(database %s)\n", (int)(colon - cfg->listen),
-                   cfg->listen, port, cfg->db);
+            printf("fairshuf serve: instance %s listening on "
+                   "http://%.*s:%u/ (database %s)\n", svc_instance_id(),
+                   (int)(colon - cfg->listen), cfg->listen, port,
+                   pg ? "PostgreSQL" : cfg->db);
             fflush(stdout);
             int sig;
             sigwait(&stop, &sig);
@@ -263,6 +290,8 @@ int svc_run(const svc_config *cfg)
     }
     svc_writer_stop(w);          /* then the queue is empty: stop */
     svc_store_close(st);
-    close(lock);                 /* after SQLite's own descriptors */
+    if (lock >= 0)
+        close(lock);             /* after SQLite's own descriptors */
+    svc_seal_free();
     return status;
 }

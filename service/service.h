@@ -27,7 +27,13 @@ typedef struct svc_config {
     unsigned batch;          /* most records in one transaction */
     int sync_normal;         /* 1: synchronous=NORMAL (not durable
                                 against power loss; tests only) */
+    const char *seed_key_file;     /* NULL, or the at-rest key (seal.h) */
+    const char *old_seed_key_file; /* NULL, or the key being rotated out */
+    const char *instance_id;       /* NULL: the host's name */
 } svc_config;
+
+/* fairshuf serve migrate (service/migrate.c): argv[0] is "migrate". */
+int cmd_serve_migrate(int argc, char **argv);
 
 /* Runs the service until SIGTERM or SIGINT; returns the exit status
  * (0 after a clean drain).  Messages go to stderr as "fairshuf: ...". */
@@ -58,7 +64,8 @@ void svc_error_set(svc_error *e, unsigned status, const char *code,
 /* {"error":{"code":...,"message":...}} */
 void svc_error_json(const svc_error *e, svc_buf *out);
 
-/* ---- the store: SQLite (service/store.c) --------------------------- */
+/* ---- the store: SQLite (service/store.c) or, when the database is a
+ * postgresql:// URL, PostgreSQL (service/store_pg.c) ---------------- */
 typedef struct svc_store svc_store;
 /* Opens (creating if missing) the database for the one writer: WAL,
  * synchronous FULL (or NORMAL), the schema.  NULL and *why on failure. */
@@ -89,8 +96,31 @@ int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
 int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
                            svc_error *e);
 
+/* A database several services share (PostgreSQL, store_pg.h): 1, and the
+ * writer must read every table it touches from the database in each
+ * batch, never from its cache.  0: SQLite, this service's alone. */
+int svc_store_shared(const svc_store *s);
+/* After svc_store_load: the SHA-256 of the table's last log line (line
+ * lines - 1) as stored, the link of its next record (fairshuf/chain.h);
+ * 32 zero bytes when lines is 0.  0, or -1 with e. */
+int svc_store_head(svc_store *s, int64_t id, uint64_t lines,
+                   uint8_t head[32], svc_error *e);
+/* In the open transaction, before any load: locks the rows of tables
+ * ids[0..n) (sorted, distinct) until the commit or rollback, so no other
+ * service changes them meanwhile.  A no-op on SQLite.  0, or -1 with e. */
+int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e);
+
 /* Readers: any thread, own connection (WAL: they never block the writer).
- * The public part of a table (no server seed) as a JSON object. */
+ * A whole SQLite log is streamed (service/log_stream.c); PostgreSQL's is
+ * read by svc_pg_read_log (store_pg.h). */
+/* Part of the log (service/recall.c): the lines after line `since`, or
+ * with last > 0 the last `last` lines.  1, 0 unknown table, -1 error. */
+int svc_read_log_range(const char *db, int64_t id, uint64_t since,
+                       uint64_t last, svc_buf *out, svc_error *e);
+/* ?since= / ?last= of GET .../log: 0 none, 1 one given, -1 (400 in e). */
+int svc_recall_args(const char *since_s, const char *last_s, uint64_t *since,
+                    uint64_t *last, svc_error *e);
+/* The public part of a table (no server seed) as a JSON object. */
 int svc_read_table(const char *db, int64_t id, svc_buf *out, svc_error *e);
 
 /* ---- a table's log, streamed (service/log_stream.c) ----------------- */
@@ -178,6 +208,16 @@ void svc_writer_stop(svc_writer *w);
 /* GET /v1/games: {"games":[{"name","description","players",
  * "min_players","max_players","decks"},...]} (service/games.c). */
 void svc_games_json(svc_buf *out);
+
+/* ---- this instance (service/instance.c) ----------------------------- */
+/* Sets the instance's name (NULL: the host's name): 1 to 64 of
+ * [A-Za-z0-9._-].  0, or -1 for a name outside that. */
+int svc_instance_set(const char *name);
+const char *svc_instance_id(void);
+/* fairshuf_instance_info{instance_id="..."} 1 */
+void svc_instance_metrics(svc_buf *out);
+/* 1 when the database answers a query now, else 0 (GET /v1/health). */
+int svc_database_up(const char *db);
 
 /* ---- metrics (service/metrics.c), Prometheus text ------------------- */
 void svc_metric_request(const char *route, unsigned status, double seconds);

@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
 #include <sqlite3.h>
 
+#include "fairshuf/chain.h"
+#include "seal.h"
 #include "service.h"
+#include "store_pg.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS tables("
@@ -44,6 +48,7 @@ static const char *const sql[ST_COUNT] = {
 };
 
 struct svc_store {
+    svc_pg *pg;              /* a postgresql:// database: store_pg.c */
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
 };
@@ -82,6 +87,13 @@ svc_store *svc_store_open(const char *path, int sync_normal, char *why,
     if (!s) {
         snprintf(why, cap, "out of memory");
         return NULL;
+    }
+    if (svc_pg_url(path)) {
+        if (!(s->pg = svc_pg_open(path, sync_normal, why, cap))) {
+            free(s);
+            return NULL;
+        }
+        return s;
     }
     int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -125,6 +137,10 @@ svc_store *svc_store_open(const char *path, int sync_normal, char *why,
         if (rc != SQLITE_OK)
             goto bad;
     }
+    if (svc_sqlite_seal_check(s->db, why, cap)) { /* seal.h */
+        svc_store_close(s);
+        return NULL;
+    }
     return s;
 bad:
     snprintf(why, cap, "%s", s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -136,6 +152,7 @@ void svc_store_close(svc_store *s)
 {
     if (!s)
         return;
+    svc_pg_close(s->pg);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->st[i]);
     sqlite3_close(s->db);
@@ -144,16 +161,24 @@ void svc_store_close(svc_store *s)
 
 int svc_store_begin(svc_store *s, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_begin(s->pg, e);
     return step_done(s, ST_BEGIN, e);
 }
 
 int svc_store_commit(svc_store *s, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_commit(s->pg, e);
     return step_done(s, ST_COMMIT, e);
 }
 
 void svc_store_rollback(svc_store *s)
 {
+    if (s->pg) {
+        svc_pg_rollback(s->pg);
+        return;
+    }
     if (!sqlite3_get_autocommit(s->db)) {
         sqlite3_step(s->st[ST_ROLLBACK]);
         sqlite3_reset(s->st[ST_ROLLBACK]);
@@ -166,7 +191,10 @@ static void bind_period(sqlite3_stmt *q, int first, const fs_fair_period *p)
     sqlite3_bind_text(q, first + 1, p->game, -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, first + 2, p->players);
     sqlite3_bind_int64(q, first + 3, p->decks);
-    sqlite3_bind_blob(q, first + 4, p->server_seed, 32, SQLITE_STATIC);
+    uint8_t sealed[SVC_SEALED_LEN]; /* seal.h: never the seed itself */
+    size_t n = svc_seal_seed(p->server_seed, p->commitment, sealed);
+    sqlite3_bind_blob(q, first + 4, sealed, (int)n, SQLITE_TRANSIENT);
+    sodium_memzero(sealed, sizeof sealed);
     sqlite3_bind_blob(q, first + 5, p->commitment, 32, SQLITE_STATIC);
     if (p->has_client_seed)
         sqlite3_bind_text(q, first + 6, p->client_seed, -1, SQLITE_STATIC);
@@ -178,6 +206,8 @@ static void bind_period(sqlite3_stmt *q, int first, const fs_fair_period *p)
 int svc_store_new_table(svc_store *s, const fs_fair_period *p, int64_t *id,
                         svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_new_table(s->pg, p, id, e);
     bind_period(s->st[ST_INSERT], 1, p);
     if (step_done(s, ST_INSERT, e))
         return -1;
@@ -196,20 +226,26 @@ static int copy_text(char *dst, size_t cap, const unsigned char *src)
 int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
                    uint64_t *lines, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_load(s->pg, id, p, lines, e);
     sqlite3_stmt *q = s->st[ST_LOAD];
     sqlite3_bind_int64(q, 1, id);
-    int rc = sqlite3_step(q), found = 0;
+    int rc = sqlite3_step(q), found = 0, current;
+    const char *no = "a damaged row";
     if (rc == SQLITE_ROW) {
         memset(p, 0, sizeof *p);
         found = 1;
         if (copy_text(p->scheme, sizeof p->scheme, sqlite3_column_text(q, 0)) ||
             copy_text(p->game, sizeof p->game, sqlite3_column_text(q, 1)) ||
-            sqlite3_column_bytes(q, 4) != 32 || sqlite3_column_bytes(q, 5) != 32)
+            sqlite3_column_bytes(q, 5) != 32 ||
+            svc_unseal_seed(sqlite3_column_blob(q, 4),
+                            (size_t)sqlite3_column_bytes(q, 4),
+                            sqlite3_column_blob(q, 5), p->server_seed,
+                            &current, &no))
             found = -1;
         else {
             p->players = (unsigned)sqlite3_column_int64(q, 2);
             p->decks = (unsigned)sqlite3_column_int64(q, 3);
-            memcpy(p->server_seed, sqlite3_column_blob(q, 4), 32);
             memcpy(p->commitment, sqlite3_column_blob(q, 5), 32);
             if (sqlite3_column_type(q, 6) != SQLITE_NULL) {
                 p->has_client_seed = 1;
@@ -223,17 +259,18 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
             if (*lines == 0 ? sqlite3_column_type(q, 9) != SQLITE_NULL
                             : sqlite3_column_type(q, 9) != SQLITE_INTEGER ||
                                   (uint64_t)sqlite3_column_int64(q, 9) !=
-                                      *lines - 1)
+                                      *lines - 1) {
                 found = -1;
+                no = "its log is cut short";
+            }
         }
     } else if (rc != SQLITE_DONE)
         found = -2;
     sqlite3_reset(q);
     sqlite3_clear_bindings(q);
     if (found == -1) {
-        char why[80];
-        snprintf(why, sizeof why, "table %lld: a damaged row or log",
-                 (long long)id);
+        char why[96];
+        snprintf(why, sizeof why, "table %lld: %s", (long long)id, no);
         svc_health_corrupt(why);
         svc_health_refuse(e);
     }
@@ -245,6 +282,8 @@ int svc_store_load(svc_store *s, int64_t id, fs_fair_period *p,
 int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
                    uint64_t lines, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_save(s->pg, id, p, lines, e);
     sqlite3_stmt *q = s->st[ST_SAVE];
     sqlite3_bind_int64(q, 1, id);
     bind_period(q, 2, p);
@@ -262,6 +301,8 @@ int svc_store_save(svc_store *s, int64_t id, const fs_fair_period *p,
 int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
                      const char *line, svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_append(s->pg, id, seq, line, e);
     sqlite3_stmt *q = s->st[ST_APPEND];
     sqlite3_bind_int64(q, 1, id);
     sqlite3_bind_int64(q, 2, (sqlite3_int64)seq);
@@ -277,6 +318,8 @@ int svc_store_append(svc_store *s, int64_t id, uint64_t seq,
 int svc_store_client_seeds(svc_store *s, int64_t id, svc_buf *out,
                            svc_error *e)
 {
+    if (s->pg)
+        return svc_pg_client_seeds(s->pg, id, out, e);
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(s->db,
                                 "SELECT line FROM log WHERE table_id = ?1 AND"
@@ -378,10 +421,57 @@ static void table_row(sqlite3_stmt *q, svc_buf *out)
 
 int svc_read_table(const char *path, int64_t id, svc_buf *out, svc_error *e)
 {
+    if (svc_pg_url(path))
+        return svc_pg_read_table(path, id, out, e);
     /* Never the server_seed column: what this answers is public. */
     return read_rows(path,
                      "SELECT id, scheme, game, players, decks, commitment,"
                      " client_seed, next_nonce, periods, lines"
                      " FROM tables WHERE id = ?1",
                      id, table_row, out, e);
+}
+
+/* ---- what only a shared database needs ----------------------------- */
+
+int svc_store_shared(const svc_store *s)
+{
+    return s->pg != NULL;
+}
+
+int svc_store_lock(svc_store *s, const int64_t *ids, size_t n, svc_error *e)
+{
+    /* SQLite: BEGIN IMMEDIATE already holds the whole file */
+    return s->pg ? svc_pg_lock(s->pg, ids, n, e) : 0;
+}
+
+int svc_store_head(svc_store *s, int64_t id, uint64_t lines,
+                   uint8_t head[32], svc_error *e)
+{
+    memset(head, 0, 32);
+    if (s->pg)
+        return svc_pg_head(s->pg, id, head, e);
+    if (lines == 0)
+        return 0;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT line FROM log WHERE"
+                                       " table_id = ?1 AND seq = ?2",
+                                -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)(lines - 1));
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW)
+            fs_chain_hash((const char *)sqlite3_column_text(q, 0),
+                          (size_t)sqlite3_column_bytes(q, 0), head);
+    }
+    sqlite3_finalize(q);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc == SQLITE_DONE)
+        svc_error_set(e, 503, "storage_error",
+                      "table %lld: its log has no line %llu", (long long)id,
+                      (unsigned long long)(lines - 1));
+    else
+        fail(e, s->db, rc);
+    return -1;
 }

@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairshuf/chain.h"
 #include "service.h"
 
 typedef struct entry {
     fs_fair_period p, work;   /* committed state; state inside the batch */
     uint64_t lines, work_lines;
+    uint8_t head[32], work_head[32]; /* hash of the last line (chain.h) */
     int in_batch;
     struct entry *next_touched;
 } entry;
@@ -40,6 +42,7 @@ struct svc_writer {
     fs_deal deal;             /* scratch, large */
     fs_dealer dealer;         /* scratch, large: fs_fair_period_deal's */
     char tsv[FS_FAIR_TSV_MAX + 1];
+    char chained[FS_FAIR_LINE_MAX + FS_CHAIN_EXTRA + 1];
 };
 
 static void evict(svc_writer *w, int64_t id)
@@ -53,6 +56,12 @@ static void evict(svc_writer *w, int64_t id)
 static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
 {
     entry *en = svc_map_get(&w->cache, id);
+    /* A shared database: other services deal these tables too, so the row
+     * locked in this transaction is the truth, never the cache. */
+    if (en && svc_store_shared(w->st) && !en->in_batch) {
+        evict(w, id);
+        en = NULL;
+    }
     if (!en) {
         en = calloc(1, sizeof *en);
         if (!en) {
@@ -62,6 +71,8 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
         /* found: 1, 0 unknown, -1 storage error (e set) */
         int found = id > 0 ? svc_store_load(w->st, id, &en->p, &en->lines, e)
                            : 0;
+        if (found == 1 && svc_store_head(w->st, id, en->lines, en->head, e))
+            found = -1;
         if (found == 1 && svc_map_put(&w->cache, id, en)) {
             svc_error_set(e, 503, "out_of_memory", "out of memory");
             found = -1;
@@ -77,6 +88,7 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
     if (!en->in_batch) {
         en->work = en->p;
         en->work_lines = en->lines;
+        memcpy(en->work_head, en->head, 32);
         en->in_batch = 1;
         en->next_touched = w->touched;
         w->touched = en;
@@ -84,11 +96,35 @@ static entry *lookup(svc_writer *w, int64_t id, svc_error *e)
     return en;
 }
 
-/* Appends the record and the state after it, in the open transaction. */
+/* The lines of text[0..len) without their chain links (chain.h), in
+ * place: the records the library's rules read.  Returns the new length. */
+static size_t unchain(char *text, size_t len)
+{
+    size_t in = 0, out = 0;
+    while (in < len) {
+        char *nl = memchr(text + in, '\n', len - in);
+        size_t n = (nl ? (size_t)(nl - text) : len) - in;
+        memmove(text + out, text + in, n);
+        out += fs_chain_unlink(text + out, n);
+        in += n;
+        if (nl) {
+            text[out++] = '\n';
+            in++;
+        }
+    }
+    return out;
+}
+
+/* Appends the record, chained to the line before it (chain.h), and the
+ * state after it, in the open transaction. */
 static int store_record(svc_writer *w, int64_t id, entry *en,
                         const char *line, svc_error *e)
 {
-    if (svc_store_append(w->st, id, en->work_lines, line, e))
+    if (fs_chain_link(en->work_head, line, w->chained, sizeof w->chained)) {
+        svc_error_set(e, 500, "internal", "a record that cannot be chained");
+        return -1;
+    }
+    if (svc_store_append(w->st, id, en->work_lines, w->chained, e))
         return -1;
     fs_fair_period next = en->work;
     if (fs_fair_period_applied(&next, line) != FS_OK) {
@@ -99,6 +135,7 @@ static int store_record(svc_writer *w, int64_t id, entry *en,
         return -1;
     en->work = next;
     en->work_lines++;
+    fs_chain_hash(w->chained, strlen(w->chained), en->work_head);
     return 0;
 }
 
@@ -184,6 +221,7 @@ static int op_client_seed(svc_writer *w, svc_op *op, entry *en, char *line,
         return op->err.status == 503 && !strcmp(op->err.code, "out_of_memory")
                    ? 0 : -1;
     }
+    seeds.len = unchain(seeds.p, seeds.len);
     rc = fs_fair_client_seed_used(seeds.p, seeds.len, op->client_seed, NULL);
     svc_buf_free(&seeds);
     if (rc == 1) {
@@ -296,10 +334,43 @@ static int run_op(svc_writer *w, svc_op *op)
     }
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The row locks of the batch's tables, in id order (store_pg.c). */
+static int lock_batch(svc_writer *w, svc_op *ops, svc_error *e)
+{
+    if (!svc_store_shared(w->st))
+        return 0;
+    size_t n = 0, k = 0;
+    for (svc_op *op = ops; op; op = op->next)
+        n++;
+    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) {
+        svc_error_set(e, 503, "out_of_memory", "out of memory");
+        return -1;
+    }
+    for (svc_op *op = ops; op; op = op->next)
+        if (op->kind != SVC_OP_OPEN && op->table > 0)
+            ids[k++] = op->table;
+    qsort(ids, k, sizeof *ids, cmp_id);
+    n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!n || ids[n - 1] != ids[i])
+            ids[n++] = ids[i];
+    int rc = svc_store_lock(w->st, ids, n, e);
+    free(ids);
+    return rc;
+}
+
 static void run_batch(svc_writer *w, svc_op *ops)
 {
     svc_error fatal = {0};
-    int failed = svc_store_begin(w->st, &fatal);
+    int failed = svc_store_begin(w->st, &fatal) ||
+                 lock_batch(w, ops, &fatal);
     for (svc_op *op = ops; op && !failed; op = op->next) {
         if (run_op(w, op)) {
             fatal = op->err;
@@ -334,6 +405,7 @@ static void run_batch(svc_writer *w, svc_op *ops)
         if (!failed) {
             en->p = en->work;
             en->lines = en->work_lines;
+            memcpy(en->head, en->work_head, 32);
         }
     }
     w->touched = NULL;

@@ -2,7 +2,8 @@
 // from the form or the query string), runs check.js and shows the verdict and
 // the hands.  It makes no network request but the log the user asks for.
 import * as S from './scheme.js';
-import { checkLog, checkOne, logText, MARK } from './check.js';
+import { checkOne, logText, MARK } from './check.js';
+import { checkLog } from './chain.js'; // the records and their hash chain
 import { installVrf } from './vrf_page.js';
 import * as V from './vrf.js';
 
@@ -322,7 +323,8 @@ function showLogResult(r) {
   const periods = r.periods.length;
   const summary = el('p', { class: 'summary', text:
     `${r.lines} line${r.lines === 1 ? '' : 's'}, ${periods} period${periods === 1 ? '' : 's'}, ` +
-    `${r.deals.length} deal${r.deals.length === 1 ? '' : 's'}, ${r.checked} recomputed.` });
+    `${r.deals.length} deal${r.deals.length === 1 ? '' : 's'}, ${r.checked} recomputed` +
+    (r.chainStart ? `; hash-chained from line ${r.chainStart}.` : '.') });
   if (r !== lastShown) { view.filter = 'all'; view.page = 0; view.focus = null; lastShown = r; }
   $('results').replaceChildren(summary, findingsEl(r) || '', evidenceEl(r) || '', playerEl(r) || '',
     el('div', { id: 'log-view' }));
