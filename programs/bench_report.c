@@ -11,6 +11,9 @@
 #include "cli.h"
 #include "svg.h"
 
+const char *const bench_base_name[BENCH_NBASE] = {"memcpy", "std", "gsl",
+                                                  "rip"};
+
 #ifdef __clang__
 #define BENCH_COMPILER "clang " __clang_version__
 #else

@@ -250,11 +250,6 @@ static int seed_string(fs_rng *rng, const char *seed)
  * nonce as given, counter 0, never freed through destroy(). */
 _Static_assert(sizeof(chacha_seeded) <= 64, "fits fs__child.ext (child.h)");
 
-size_t fs__chacha20_ext_size(void)
-{
-    return sizeof(chacha_seeded);
-}
-
 void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
                         const unsigned char nonce[12])
 {
