@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# docs.bats -- the layout and the docs keep the shape docs/architecture.md
+# states: README.md at most 300 lines and docs/performance.md at most 600;
+# no non-test C file over 1,000 lines; no front end (programs/, service/,
+# mpi/, python/) includes another's files, nor the library a front end's;
+# docs and code comments are a manual, not a diary (no numbered or dated
+# work sessions, no "earlier run", no dated headings).  Each rule is a
+# function over a tree, so the negative controls run it on a planted copy.
+
+setup() {
+    R=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+    T=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$T"
+}
+
+# Files of tree $1 (a checkout's top) that break each rule, one per line.
+long_docs() {
+    local f n
+    for f in README.md:300 docs/performance.md:600; do
+        n=$(wc -l < "$1/${f%:*}")
+        [ "$n" -le "${f#*:}" ] || echo "${f%:*}: $n lines, more than ${f#*:}"
+    done
+}
+
+long_c() {
+    (cd "$1" && find lib common programs service mpi python/fairshuf examples \
+        -name '*.[ch]' -not -path '*/tests/*' -not -path '*/build/*' \
+        -not -path '*/node_modules/*' -print0 2>/dev/null |
+        xargs -0 -r wc -l | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }')
+}
+
+cross_includes() {
+    (cd "$1" && {
+        # a front end reaching into another front end's folder
+        grep -rnE '#[[:space:]]*include[[:space:]]*["<](\.\./)+(programs|service|mpi|python|web)/' \
+            lib common programs service mpi python/fairshuf 2>/dev/null || :
+        # the library or common/ including a front end's or common's headers
+        grep -rnE '#[[:space:]]*include[[:space:]]*["<](\.\./)*(common/)?(cli|json|out|pending|service|verify|bench|lines_run|lines_opts)\.h[">]' \
+            lib 2>/dev/null || :
+        # a front end's folder on everyone's include path
+        grep -nE -- '-I[[:space:]]*(programs|service|python|web)\b' Makefile || :
+    })
+}
+
+# Diary words: numbered or dated work sessions, runs told as a history,
+# dated headings.  (Plain "session", as in a PostgreSQL or MPI session,
+# is fine.)
+DIARY='[Ss]ession [0-9]|(this|that|previous|earlier|last|first|second|next|same) sessions?\b|[Ee]arlier (runs?|sessions?|figures?|measurements?)\b|\b[Aa] later run\b|\bthat day\b|performance\.md,? (\(|")?([Ss]ession|[Rr]un [0-9]|[Rr]ound (two|three))'
+diary() {
+    (cd "$1" && {
+        grep -nE "$DIARY" README.md docs/*.md || :
+        grep -nE '^#+ .*(\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b|^#+ ([Ss]ession|[Rr]ound) )' \
+            README.md docs/*.md || :
+        grep -rnE "$DIARY" --include='*.c' --include='*.h' --include='*.py' \
+            --include='*.js' --include='*.mjs' --include='*.sh' --include='*.bats' \
+            --include='*.bash' --include=Makefile --include=MUTANTS \
+            lib common programs service mpi python/fairshuf python/tests web/src \
+            tests bench scripts Makefile 2>/dev/null | grep -v '^tests/cli/docs\.bats:' || :
+    })
+}
+
+@test "docs: README.md <= 300 lines, docs/performance.md <= 600" {
+    run long_docs "$R"
+    [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "docs: no non-test C file over 1,000 lines" {
+    run long_c "$R"
+    [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "docs: no front end includes another's files" {
+    run cross_includes "$R"
+    [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "docs: no diary in docs or code comments" {
+    run diary "$R"
+    [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "docs: each rule finds what is planted (negative controls)" {
+    mkdir -p "$T/docs" "$T/lib/x" "$T/service" "$T/programs"
+    seq 301 > "$T/README.md"
+    seq 10 > "$T/docs/performance.md"
+    run long_docs "$T"
+    [ "$output" = "README.md: 301 lines, more than 300" ]
+    seq 1001 | sed 's/.*/int x&;/' > "$T/lib/x/big.c"
+    run long_c "$T"
+    [[ $output == *"lib/x/big.c: 1001 lines"* ]]
+    printf '#include "../programs/cli.h"\n' > "$T/service/a.c"
+    printf '#include "json.h"\n' > "$T/lib/x/b.c"
+    printf 'CFLAGS += -Iprograms\n' > "$T/Makefile"
+    run cross_includes "$T"
+    [[ $output == *"service/a.c"* && $output == *"lib/x/b.c"* && $output == *"-Iprograms"* ]]
+    : > "$T/Makefile"
+    printf '# Tried in session 9\n' > "$T/docs/a.md"
+    printf '### Results (2026-11-28 13:07 UTC)\n' > "$T/docs/b.md"
+    printf '/* faster (docs/performance.md, session 7) */\n' > "$T/programs/c.c"
+    printf 'PostgreSQL keeps a session-level lock.\n' > "$T/docs/ok.md"
+    run diary "$T"
+    [[ $output == *"docs/a.md"* && $output == *"docs/b.md"* && $output == *"programs/c.c"* ]]
+    [[ $output != *"docs/ok.md"* ]]
+}
