@@ -32,7 +32,7 @@
 
 /* Stream buffers filled per key-erasure step: the step's fixed cost (the
  * cipher's key set-up twice, the next key's block) spread over 16 KiB
- * (docs/performance.md, round three). */
+ * (docs/performance.md, "Arrays": the 4 KiB generator buffer). */
 #define OS_STREAMS 4
 
 typedef struct chacha_os {
