@@ -22,7 +22,7 @@ teardown() {
 
 # Runs script $1 (bash or python) in $T/run; its output in $T/out.
 run_block() {
-    local pid st
+    local pid
     (
         cd "$T/run" || exit 1
         export HOME=$T/run PATH="$(dirname "$F"):$PATH" PYTHONPATH=$R/python
@@ -32,15 +32,17 @@ run_block() {
         export OMPI_MCA_pml=ob1 OMPI_MCA_mtl='^ofi,psm2,psm' OMPI_MCA_osc='^ucx'
         export PMIX_MCA_gds=hash HWLOC_COMPONENTS=-linuxio,-pci
         export OMPI_MCA_orte_tmpdir_base=$T
+        export LSAN_OPTIONS="suppressions=$R/mpi/lsan.supp:print_suppressions=0"
+        export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
         case $1 in
         # timeout(1) makes itself the leader of a process group
-        *.py) exec timeout -k 5 120 "${PYTHON:-/usr/bin/python3}" "$1" ;;
-        *) exec timeout -k 5 120 bash "$1" ;;
+        *.py) exec timeout -k 5 600 "${PYTHON:-/usr/bin/python3}" "$1" ;;
+        *) exec timeout -k 5 600 bash "$1" ;;
         esac
     ) >"$T/out" 2>&1 &
     pid=$!
-    wait "$pid"
-    st=$?
+    st=0
+    wait "$pid" || st=$?
     kill -- -"$pid" 2>/dev/null || : # what the block left running (a server)
     return "$st"
 }
@@ -49,7 +51,7 @@ run_block() {
     run python3 "$BATS_TEST_DIRNAME/readme_blocks.py" "$R/README.md" "$B"
     [ "$status" -eq 0 ] || { echo "$output"; false; }
     [ "${#lines[@]}" -ge 8 ] # the blocks are found (no silent empty run)
-    local line name at ran=0
+    local line name at ran=0 st
     for line in "${lines[@]}"; do
         read -r name at <<< "$line"
         if grep -q '^mpirun ' "$B/$name" &&
@@ -64,7 +66,7 @@ run_block() {
             continue
         fi
         if ! run_block "$B/$name"; then
-            echo "README.md:$at: the block failed; its output:"
+            echo "README.md:$at: the block failed (status $st; 124: over 600 s); its output:"
             tail -n 30 "$T/out"
             false
         fi
