@@ -46,9 +46,9 @@ cross_includes() {
 }
 
 # Diary words: numbered or dated work sessions, runs told as a history,
-# dated headings.  (Plain "session", as in a PostgreSQL or MPI session,
-# is fine.)
-DIARY='[Ss]ession [0-9]|(this|that|previous|earlier|last|first|second|next|same) sessions?\b|[Ee]arlier (runs?|sessions?|figures?|measurements?)\b|\b[Aa] later run\b|\bthat day\b|performance\.md,? (\(|")?([Ss]ession|[Rr]un [0-9]|[Rr]ound (two|three))'
+# dated headings.  (Plain "session", as in "the same PostgreSQL session"
+# or an MPI session directory, is fine.)
+DIARY='[Ss]ession [0-9]|(previous|earlier) sessions?\b|[Ee]arlier (runs?|sessions?|figures?|measurements?)\b|\b[Aa] later run\b|\bthat day\b|performance\.md,? (\(|")?([Ss]ession|[Rr]un [0-9]|[Rr]ound (two|three))'
 diary() {
     (cd "$1" && {
         grep -nE "$DIARY" README.md docs/*.md || :
@@ -102,7 +102,7 @@ holds() {
     printf '# Tried in session 9\n' > "$T/docs/a.md"
     printf '### Results (2026-11-28 13:07 UTC)\n' > "$T/docs/b.md"
     printf '/* faster (docs/performance.md, session 7) */\n' > "$T/programs/c.c"
-    printf 'PostgreSQL keeps a session-level lock.\n' > "$T/docs/ok.md"
+    printf 'PostgreSQL keeps a session-level lock for the same session.\n' > "$T/docs/ok.md"
     run diary "$T"
     [[ $output == *"docs/a.md"* && $output == *"docs/b.md"* && $output == *"programs/c.c"* ]]
     [[ $output != *"docs/ok.md"* ]]
