@@ -62,6 +62,18 @@ diary() {
     })
 }
 
+# Packages scripts/setup.sh installs that README.md's "Dependencies"
+# section does not name (in backquotes).
+undocumented_packages() {
+    local p deps
+    deps=$(sed -n '/^## Dependencies/,/^## /p' "$1/README.md")
+    for p in $(sed -n '/^[a-z]*=($/,/^)$/p' "$1/scripts/setup.sh" |
+               sed -e 's/#.*//' -e '/=($/d' -e '/^)$/d' | tr -s ' ' '\n' | sort -u) \
+             $(grep -o 'web+=([a-z0-9-]*)' "$1/scripts/setup.sh" | sed 's/web+=(\(.*\))/\1/'); do
+        [[ $deps == *"\`$p\`"* ]] || echo "README.md, Dependencies: no \`$p\` (scripts/setup.sh installs it)"
+    done
+}
+
 # Rule $1 finds nothing in this checkout (what it finds is printed).
 holds() {
     run "$1" "$R"
@@ -78,6 +90,10 @@ holds() {
 
 @test "docs: no front end includes another's files" {
     holds cross_includes
+}
+
+@test "docs: README's dependency tables name every package scripts/setup.sh installs" {
+    holds undocumented_packages
 }
 
 @test "docs: no diary in docs or code comments" {
@@ -106,4 +122,9 @@ holds() {
     run diary "$T"
     [[ $output == *"docs/a.md"* && $output == *"docs/b.md"* && $output == *"programs/c.c"* ]]
     [[ $output != *"docs/ok.md"* ]]
+    mkdir -p "$T/scripts"
+    sed 's/^    curl  /    curl postgresql  /' "$R/scripts/setup.sh" > "$T/scripts/setup.sh"
+    cp "$R/README.md" "$T/README.md"
+    run undocumented_packages "$T"
+    [ "$output" = 'README.md, Dependencies: no `postgresql` (scripts/setup.sh installs it)' ]
 }
