@@ -42,6 +42,9 @@ cross_includes() {
             lib 2>/dev/null || :
         # a front end's folder on everyone's include path
         grep -nE -- '-I[[:space:]]*(programs|service|python|web)\b' Makefile || :
+        # a front end's program built from another front end's sources
+        grep -nE '^(SVC|MPI)[A-Z_]*[[:space:]]*:?=.*programs/|^CLI[A-Z_]*[[:space:]]*:?=.*(service|mpi)/' \
+            Makefile || :
     })
 }
 
@@ -111,9 +114,10 @@ holds() {
     [[ $output == *"lib/x/big.c: 1001 lines"* ]]
     printf '#include "../programs/cli.h"\n' > "$T/service/a.c"
     printf '#include "json.h"\n' > "$T/lib/x/b.c"
-    printf 'CFLAGS += -Iprograms\n' > "$T/Makefile"
+    printf 'CFLAGS += -Iprograms\nSVC_SRC := service/a.c programs/json.c\n' > "$T/Makefile"
     run cross_includes "$T"
     [[ $output == *"service/a.c"* && $output == *"lib/x/b.c"* && $output == *"-Iprograms"* ]]
+    [[ $output == *"SVC_SRC := service/a.c programs/json.c"* ]]
     : > "$T/Makefile"
     printf '# Tried in session 9\n' > "$T/docs/a.md"
     printf '### Results (2026-11-28 13:07 UTC)\n' > "$T/docs/b.md"
