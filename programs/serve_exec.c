@@ -1,7 +1,7 @@
-/* serve_exec.c -- `fairshuf serve`: runs fairshuf-serve (service/), found
- * beside this binary, with the same arguments.  The service is its own
- * program so that the other subcommands do not load the HTTP, TLS, JSON
- * and SQLite libraries it needs. */
+/* serve_exec.c -- `fairshuf serve`: runs fairshuf-serve (programs/serve.c
+ * and service/), found beside this binary, with the same arguments.  The
+ * service is its own program so that the other subcommands do not load the
+ * HTTP, TLS, JSON and SQLite libraries it needs. */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
