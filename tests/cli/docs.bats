@@ -26,7 +26,7 @@ long_docs() {
 }
 
 long_c() {
-    (cd "$1" && find lib common programs service mpi python/fairshuf examples \
+    (cd "$1" && find lib common programs service mpi mpd python/fairshuf examples \
         -name '*.[ch]' -not -path '*/tests/*' -not -path '*/build/*' \
         -not -path '*/node_modules/*' -print0 2>/dev/null |
         xargs -0 -r wc -l | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }')
@@ -35,18 +35,25 @@ long_c() {
 cross_includes() {
     (cd "$1" && {
         # a front end reaching into another front end's folder
-        grep -rnE '#[[:space:]]*include[[:space:]]*["<](\.\./)+(programs|service|mpi|python|web)/' \
-            lib common programs service mpi python/fairshuf 2>/dev/null || :
+        grep -rnE '#[[:space:]]*include[[:space:]]*["<](\.\./)+(programs|service|mpi|mpd|python|web)/' \
+            lib common programs service mpi mpd python/fairshuf 2>/dev/null || :
         # the library or common/ including a front end's or common's headers
         grep -rnE '#[[:space:]]*include[[:space:]]*["<](\.\./)*(common/)?(cli|json|out|pending|service|verify|bench|lines_run|lines_opts)\.h[">]' \
             lib 2>/dev/null || :
         # a front end's folder on everyone's include path
-        grep -nE -- '-I[[:space:]]*(programs|service|python|web)\b' Makefile || :
+        grep -nE -- '-I[[:space:]]*(programs|service|mpd|python|web)\b' Makefile || :
         # a front end's program built from another front end's sources
-        grep -nE '^(SVC|MPI)[A-Z_]*[[:space:]]*:?=.*programs/|^CLI[A-Z_]*[[:space:]]*:?=.*(service|mpi)/' \
+        grep -nE '^(SVC|MPI|MPD)[A-Z_]*[[:space:]]*:?=.*programs/|^CLI[A-Z_]*[[:space:]]*:?=.*(service|mpi|mpd)/' \
             Makefile || :
-    })
+    } | grep -vE "$KNOWN_CROSS" || :)
 }
+
+# The one known exception, to remove: fairshuf-mpd (mpd/) builds with
+# -Iprograms and links programs/playlist_state.c, the CLI's playlist
+# state-file helpers, which belong in common/ now that two front ends use
+# them.
+KNOWN_CROSS='^[0-9]+:\$\(MPD_OBJ\): ALL_CFLAGS \+= -Iprograms '
+
 
 # Diary words: numbered or dated work sessions, runs told as a history,
 # dated headings.  (Plain "session", as in "the same PostgreSQL session"
