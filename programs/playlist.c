@@ -52,8 +52,8 @@ static const char usage_text[] =
     "ITEM is an item's own line (M3U: its path).\n"
     "Examples:\n"
     "  fairshuf playlist songs.m3u --seed=party --cycles=2\n"
-    "  fairshuf playlist songs.m3u --state=\"$HOME/.shuffle\" next\n"
-    "  fairshuf playlist songs.m3u --state=\"$HOME/.shuffle\" queue /music/a.mp3\n";
+    "  fairshuf playlist songs.m3u --state=~/.shuffle next\n"
+    "  fairshuf playlist songs.m3u --state=~/.shuffle queue /music/a.mp3\n";
 
 static void print_entry(out_buf *o, const pl_list *l, uint64_t i)
 {
