@@ -57,8 +57,9 @@ KNOWN_CROSS='^[0-9]+:\$\(MPD_OBJ\): ALL_CFLAGS \+= -Iprograms '
 
 # Diary words: numbered or dated work sessions, runs told as a history,
 # dated headings.  (Plain "session", as in "the same PostgreSQL session"
-# or an MPI session directory, is fine.)
-DIARY='[Ss]ession [0-9]|(previous|earlier) sessions?\b|[Ee]arlier (runs?|sessions?|figures?|measurements?)\b|\b[Aa] later run\b|\bthat day\b|performance\.md,? (\(|")?([Ss]ession|[Rr]un [0-9]|[Rr]ound (two|three))'
+# or an MPI session directory, is fine, and so is "a file left by an
+# earlier run" of a program.)
+DIARY='[Ss]ession [0-9]|(previous|earlier) sessions?\b|[Ee]arlier (sessions?|figures?|measurements?)\b|\b[Aa] later run\b|\bthat day\b|performance\.md,? (\(|")?([Ss]ession|[Rr]un [0-9]|[Rr]ound (two|three))'
 diary() {
     (cd "$1" && {
         grep -nE "$DIARY" README.md docs/*.md || :
