@@ -10,7 +10,7 @@
 # alone, and of wall time; printed: the median ratio and its min-max, with
 # the load average.  The user column is there for VMs whose fresh pages
 # (new memory, new page cache) cost system time that changes from run to
-# run by whole seconds on a 1 GB file (docs/performance.md, session 12).
+# run by whole seconds on a 1 GB file (docs/performance.md, "The machine").
 # The kind `a0` (mpirun -np 1 fairshuf-mpi array 1) is the fixed cost of a
 # job: the launcher, MPI_Init and the program's start; the rows "less
 # start-up" take it off the P = 1 runs round by round, which is what the

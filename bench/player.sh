@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # player.sh -- the player's cost at 10^6 songs (issue 28; figures go to
-# docs/performance.md "Shuffle play: the player"):
+# docs/performance.md, "The player"):
 #   1. bench/player.c: fs_player_next() median, state size, and one step
 #      as a program keeping its state in a file pays it;
 #   2. `fairshuf playlist FILE --state=S next` end to end on a 10^6-line

@@ -11,7 +11,9 @@
 static char pending[4096];
 static volatile sig_atomic_t have_pending;
 
-void pending_remove(void)
+/* Removes the file now, if any (async-signal-safe: for a handler that
+ * then ends the process with _exit). */
+static void pending_remove(void)
 {
     if (have_pending) {
         have_pending = 0;

@@ -14,9 +14,6 @@
 void pending_set(const char *name);
 /* The file is in place (renamed) or removed: nothing to clean up. */
 void pending_done(void);
-/* Removes the file now, if any (async-signal-safe: for a handler that
- * then ends the process with _exit). */
-void pending_remove(void);
 /* lib/outfile.h's on_temp: pending_set(name), or pending_done() on NULL. */
 void pending_on_temp(const char *name, void *arg);
 

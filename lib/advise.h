@@ -15,9 +15,9 @@
  * every store is a TLB miss, and for a large region filled front to back
  * (the arena of lib/lines/passes.c, the text `fairshuf lines` reads into
  * memory), where on a VM each fresh 4 KiB page's fault is costly
- * (docs/performance.md, session 7: the 1e7-line file 0.69-0.75 ->
- * 0.27-0.44 s; on 2026-11-24's VM the text's huge pages had cost 0.2-0.3 s
- * of system time instead).  Advice only: where the kernel has no THP (or
+ * (docs/performance.md, "Lines": the 1e7-line file 0.69-0.75 ->
+ * 0.27-0.44 s; where memory is fragmented direct compaction can cost
+ * system time instead).  Advice only: where the kernel has no THP (or
  * says no) nothing changes. */
 static inline void fs__huge(void *p, size_t n)
 {

@@ -151,8 +151,8 @@ static inline uint64_t fs__below(fs_rng *rng, uint64_t n)
 /* Swap of two elements of `size` bytes, 8 bytes at a time, then 4, then
  * 1 at a time: copies of a constant size, which the compiler makes loads and stores
  * (a memcpy of a variable size is a libc call; three per swap made a
- * 16-byte element cost 7x an 8-byte one in cache, docs/performance.md,
- * session 11).  a == b is allowed. */
+ * 16-byte element cost 7x an 8-byte one in cache; docs/performance.md,
+ * "Arrays").  a == b is allowed. */
 static inline void fs__swap(unsigned char *a, unsigned char *b, size_t size)
 {
     size_t k = 0;

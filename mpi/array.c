@@ -378,7 +378,12 @@ done:
     return rc;
 }
 
-int fs_mpi__balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size)
+/* Collective, FS_MPI_BALANCED: this rank's *m elements of `size` bytes at
+ * *buf (its part of the permutation, in order) are replaced by global
+ * positions [N*r/P, N*(r+1)/P) of it: the ordered pieces are contiguous,
+ * so they arrive in order.  FS_ENOMEM on every rank alike. */
+static int balance(MPI_Comm comm, unsigned char **buf, size_t *m,
+                   size_t size)
 {
     int P;
     MPI_Comm_size(comm, &P);
@@ -476,7 +481,7 @@ sorted:
         goto done;
     }
     if (flags & FS_MPI_BALANCED) {
-        rc = fs_mpi__balance(comm, &o, &m, size);
+        rc = balance(comm, &o, &m, size);
         if (rc != FS_OK) {
             free(o);
             goto done;

@@ -71,11 +71,6 @@ int fs_mpi__test_fail_round(int rank, size_t j);
  * shares one node (MPI_COMM_TYPE_SHARED) and every rank passes want. */
 int fs_mpi__one_node(MPI_Comm comm, int want);
 
-/* Collective, FS_MPI_BALANCED: this rank's *m elements of `size` bytes at
- * *buf (its part of the permutation, in order) are replaced by global
- * positions [N*r/P, N*(r+1)/P) of it: the ordered pieces are contiguous,
- * so they arrive in order.  FS_ENOMEM on every rank alike. */
-int fs_mpi__balance(MPI_Comm comm, unsigned char **buf, size_t *m, size_t size);
 
 /* Rank of key among P equal slices of [0, 2^64). */
 static inline int fs_mpi__dest(uint64_t key, int P)

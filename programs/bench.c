@@ -80,8 +80,6 @@ static const char usage_text[] =
     "  fairshuf bench --sizes=1e8 -j 2 --baseline=rip=/opt/ripbench\n"
     "  fairshuf bench --sizes=1e3,1e6 --algorithm=all --rng=xoshiro256ss\n";
 
-const char *const bench_base_name[BENCH_NBASE] = {"memcpy", "std", "gsl",
-                                                  "rip"};
 static const enum bench_kind base_kind[BENCH_NBASE] = {K_MEMCPY, K_STD,
                                                        K_GSL, K_RIP};
 static const char *const helper_file[BENCH_NBASE] = {

@@ -62,6 +62,7 @@ typedef struct bench {
     char helper_compiler[128];
 } bench;
 
+/* bench_report.c: the baselines' names (--baseline=NAME=..., reports). */
 extern const char *const bench_base_name[BENCH_NBASE];
 
 /* bench_report.c */

@@ -9,7 +9,11 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "json.h"
 #include "svg.h"
+
+const char *const bench_base_name[BENCH_NBASE] = {"memcpy", "std", "gsl",
+                                                  "rip"};
 
 #ifdef __clang__
 #define BENCH_COMPILER "clang " __clang_version__
@@ -92,23 +96,6 @@ void bench_print_text_size(const bench *b, size_t ni)
     fflush(stdout);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped.
- * (programs/json.h from the CLI rework replaces this when it lands.) */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void json_stat(const char *name, const bench_stat *st)
 {
     printf(", \"%s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}", name,
@@ -128,9 +115,9 @@ void bench_print_json(const bench *b)
             if (!c->done)
                 continue;
             printf("%s\n  {\"impl\": ", first ? "" : ",");
-            json_str(stdout, b->s[i].impl);
+            json_string(stdout, b->s[i].impl);
             printf(", \"rng\": ");
-            json_str(stdout, b->s[i].rng);
+            json_string(stdout, b->s[i].rng);
             printf(", \"n\": %zu, \"threads\": %u, \"ns_per_element\": %.4f, "
                    "\"min\": %.4f, \"max\": %.4f, \"peak_rss_mib\": %.1f, "
                    "\"peak_over_array\": %.4f",

@@ -113,8 +113,8 @@ static const char usage_text[] =
 
 /* -------------------------------------------------------------- progress */
 
-void progress(void *arg, fs_lines_phase phase, uint64_t done,
-                     uint64_t total)
+static void show_progress(void *arg, fs_lines_phase phase, uint64_t done,
+                          uint64_t total)
 {
     run *R = arg;
     if (phase == FS_LINES_WRITING)
@@ -125,7 +125,7 @@ void progress(void *arg, fs_lines_phase phase, uint64_t done,
                           done, 0, "bytes");
 }
 
-void progress_end(run *R)
+void lines_progress_end(run *R)
 {
     cli_progress_end(&R->bar);
 }
@@ -432,7 +432,7 @@ static fs_rng *make_rng(const run *R)
 
 _Noreturn void engine_error(run *R, int rc, const fs_lines_result *res)
 {
-    progress_end(R);
+    lines_progress_end(R);
     if (rc == FS_ENOMEM) /* even out of core: the budget was too large */
         cli_die(CLI_FAIL, "memory exhausted (budget %.0f MiB; "
                 "a smaller --memory=SIZE shuffles more on disk)",
@@ -522,7 +522,7 @@ void keyed_config(run *R, fs_lines_config *c)
     c->threads = R->o.threads;
     c->open_output = open_output_cb;
     c->output_arg = R;
-    c->progress = progress;
+    c->progress = show_progress;
     c->progress_arg = R;
 }
 
@@ -547,7 +547,7 @@ static int run_keyed(run *R)
         input_check(R); /* a damaged input explains a failure best */
         engine_error(R, rc, &res);
     }
-    progress_end(R);
+    lines_progress_end(R);
     close_input(R);
     R->out.total += res.out_bytes; /* for the final flush's message */
     return CLI_OK;

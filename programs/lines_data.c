@@ -316,7 +316,7 @@ int run_split(run *R)
         field_check(R, &S->fc);
         engine_error(R, rc, &S->res);
     }
-    progress_end(R);
+    lines_progress_end(R);
     close_input(R);
     int err = 0;
     if (fs_lines_sink_end(S->sink, &err, NULL) != FS_OK)

@@ -28,9 +28,8 @@ _Noreturn void engine_error(run *R, int rc, const fs_lines_result *res);
 void make_key(const run *R, uint8_t key[32]);
 /* The keyed engine's configuration for R (output: R->out). */
 void keyed_config(run *R, fs_lines_config *c);
-void progress(void *arg, fs_lines_phase phase, uint64_t done,
-              uint64_t total);
-void progress_end(run *R);
+/* Ends the progress line (lines.c). */
+void lines_progress_end(run *R);
 
 /* The data modes (lines_data.c); each returns the exit status. */
 int run_split(run *R);

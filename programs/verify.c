@@ -101,32 +101,6 @@ typedef struct source {
 
 /* ------------------------------------------------------------------ run */
 
-int verify_add(vrun *r, const uint32_t *perm)
-{
-    int rc = fs_tally_add(r->tally, perm);
-    if (rc != FS_OK)
-        return rc;
-    if (r->norders == 0 && r->orders == NULL) { /* first call: decide */
-        unsigned pn = r->cyclic ? r->n - 1 : r->n;
-        if (pn <= 6) {
-            r->norders = fs_factorial(pn);
-            r->orders = calloc(r->norders, sizeof *r->orders);
-            if (r->orders == NULL)
-                cli_die(CLI_FAIL, "memory exhausted");
-        } else {
-            r->norders = 1; /* decided: not counted */
-        }
-    }
-    if (r->orders) {
-        uint64_t rank;
-        rc = r->cyclic ? fs_cycle_rank(perm, r->n, &rank)
-                       : fs_lehmer_rank(perm, r->n, &rank);
-        if (rc == FS_OK && rank < r->norders)
-            r->orders[rank]++;
-    }
-    return FS_OK;
-}
-
 /* Runs one algorithm (or demo) at r->n for r->trials permutations. */
 static void run_source(vrun *r, const source *src, const char *rng_name,
                        cli_progress *bar)

@@ -37,7 +37,7 @@ typedef struct vrun {
 
 #define VERIFY_ORDERS 720
 
-/* verify.c: counts one permutation in r's tally (and its order, when
+/* verify_tally.c: counts one permutation in r's tally (and its order, when
  * counted); the status of fs_tally_add (FS_EINVAL: not a permutation). */
 int verify_add(vrun *r, const uint32_t *perm);
 
@@ -83,19 +83,9 @@ void verify_print_json(const vreport *rep, FILE *f);
 /* The --swaps sweep: per swap count the tests' p-values, and how much more
  * often than 1/n an element stays home, observed and exact. */
 void verify_print_sweep(const vreport *rep, FILE *f);
-/* Post 002's picture: a bar per order (n! of them, (n-1)! for a cyclic
- * run) with the band where 99.7% of a fair shuffle's counts fall. */
-void verify_print_orders(const vrun *r, FILE *f);
 void verify_print_entropy(FILE *f, const fs_rng_info *info, unsigned n);
-/* The position heat map: coloured cells (24-bit) when color, else
- * shading characters and signs. */
-void verify_print_heatmap(const vrun *r, FILE *f, int color);
-/* A cell's meaning in words: "element 3 at position 0", "3 then 4"... */
-void verify_describe_cell(const vrun *r, const fs_test_result *res,
-                          const fs_cell *c, char *buf, size_t len);
 
-/* verify_svg.c: write to f; 0 on success. */
-void verify_svg_heatmap(const vrun *r, FILE *f, int standalone);
+/* verify_svg.c: 0 on success. */
 int verify_write_svg(const vreport *rep, const char *path);
 int verify_write_html(const vreport *rep, const char *path);
 /* verify_sweep_svg.c: the --swaps sweep as a plot against N; 0 on

@@ -90,7 +90,7 @@ static void panel(const vrun *r, FILE *f)
             x0 - 50, ly + 48, binned ? "uniform" : r->cyclic ? "(n-1)" : "n");
 }
 
-void verify_svg_heatmap(const vrun *r, FILE *f, int standalone)
+static void svg_heatmap(const vrun *r, FILE *f, int standalone)
 {
     char title[160];
     snprintf(title, sizeof title, "%s: position heat map", r->label);
@@ -288,7 +288,7 @@ int verify_write_html(const vreport *rep, const char *path)
         if (!r->side)
             continue;
         fprintf(f, "<div class=\"panel\">\n");
-        verify_svg_heatmap(r, f, 0);
+        svg_heatmap(r, f, 0);
         fprintf(f, "</div>\n");
     }
     fprintf(f, "</div>\n");

@@ -7,6 +7,13 @@
 #include "json.h"
 #include "verify.h"
 
+/* Post 002's picture: a bar per order (n! of them, (n-1)! for a cyclic
+ * run) with the band where 99.7% of a fair shuffle's counts fall. */
+static void print_orders(const vrun *r, FILE *f);
+/* The position heat map: coloured cells (24-bit) when color, else
+ * shading characters and signs. */
+static void print_heatmap(const vrun *r, FILE *f, int color);
+
 void verify_cell_rgb(double dev, double z, double scale, int rgb[3])
 {
     if (fabs(z) < 3 || dev == 0) { /* within noise: neutral */
@@ -31,7 +38,8 @@ double verify_scale(const vrun *r)
     return m;
 }
 
-void verify_describe_cell(const vrun *r, const fs_test_result *res,
+/* A cell's meaning in words: "element 3 at position 0", "3 then 4"... */
+static void describe_cell(const vrun *r, const fs_test_result *res,
                           const fs_cell *c, char *buf, size_t len)
 {
     switch (res->test) {
@@ -242,7 +250,7 @@ int verify_where(const vreport *rep, const char *label, char *buf, size_t len)
         return 1;
     }
     char d[128];
-    verify_describe_cell(best, t, &t->worst[0], d, sizeof d);
+    describe_cell(best, t, &t->worst[0], d, sizeof d);
     const fs_cell *w = &t->worst[0];
     snprintf(buf, len, "%s n=%u %s: %s: %.0f, expected %.0f (%+.0f%%)",
              label, best->n, fs_test_name(t->test), d, w->observed,
@@ -371,10 +379,10 @@ void verify_print_summary(const vreport *rep, FILE *f, int color)
     }
     /* one source: its pictures, when they fit one screen */
     if (!rep->all_mode && rep->runs[0].norders <= 24)
-        verify_print_orders(&rep->runs[0], f);
+        print_orders(&rep->runs[0], f);
     if (!rep->all_mode && rep->runs[0].side && !rep->runs[0].inconclusive) {
         if (rep->runs[0].side * 2 + 5 <= 100)
-            verify_print_heatmap(&rep->runs[0], f, color);
+            print_heatmap(&rep->runs[0], f, color);
         else
             fprintf(f, "\nheat map: --svg=FILE (%u columns do not fit "
                        "here)\n",
@@ -433,7 +441,7 @@ void verify_print_text(const vreport *rep, FILE *f, int color)
             }
             for (unsigned w = 0; w < t->nworst && w < 2; w++) {
                 char d[128];
-                verify_describe_cell(r, t, &t->worst[w], d, sizeof d);
+                describe_cell(r, t, &t->worst[w], d, sizeof d);
                 fprintf(f, "  %s n=%u %s: %s: %.0f times, %.1f expected "
                            "(%+.1f%%)\n",
                         r->label, r->n, fs_test_name(t->test), d,
@@ -447,12 +455,12 @@ void verify_print_text(const vreport *rep, FILE *f, int color)
         }
     }
     if (rep->count == 1)
-        verify_print_orders(&rep->runs[0], f);
+        print_orders(&rep->runs[0], f);
     /* Terminal heat maps: a single run, or the flagged runs of many. */
     for (size_t i = 0; i < rep->count; i++) {
         const vrun *r = &rep->runs[i];
         if (r->side && (rep->count == 1 || r->biased))
-            verify_print_heatmap(r, f, color);
+            print_heatmap(r, f, color);
     }
     fprintf(f, "\n");
     print_verdict(rep, f);
@@ -473,7 +481,7 @@ static void shade_cell(FILE *f, double dev, double z, double scale)
     fprintf(f, "%s%c", shades[k], dev > 0 ? '+' : '-');
 }
 
-void verify_print_heatmap(const vrun *r, FILE *f, int color)
+static void print_heatmap(const vrun *r, FILE *f, int color)
 {
     unsigned s = r->side;
     double scale = verify_scale(r);
@@ -564,7 +572,7 @@ void verify_print_sweep(const vreport *rep, FILE *f)
             rep->family, rep->alpha, (unsigned long long)r0->trials);
 }
 
-void verify_print_orders(const vrun *r, FILE *f)
+static void print_orders(const vrun *r, FILE *f)
 {
     if (r->orders == NULL)
         return;
@@ -709,7 +717,7 @@ void verify_print_json(const vreport *rep, FILE *f)
                     r->rejected[k] ? "true" : "false");
             for (unsigned w = 0; w < t->nworst; w++) {
                 char d[128];
-                verify_describe_cell(r, t, &t->worst[w], d, sizeof d);
+                describe_cell(r, t, &t->worst[w], d, sizeof d);
                 fprintf(f, "%s{\"cell\":", w ? "," : "");
                 jstr(f, d);
                 fprintf(f, ",\"observed\":");

@@ -1,5 +1,5 @@
 /* buf.c -- a growing byte buffer and the service's JSON error object.
- * Strings go through the project's one JSON string writer (programs/json.c). */
+ * Strings go through the project's one JSON string writer (common/json.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 
 #include "fairshuf/cards.h"
 
-/* ---- configuration (programs/serve.c fills it) ---------------------- */
+/* ---- configuration (service/options.c fills it) --------------------- */
 typedef struct svc_config {
     const char *db;          /* SQLite file, created if missing */
     const char *token_file;  /* the operator's bearer token */

@@ -120,7 +120,10 @@ static uint64_t min64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-uint64_t fs__memory_room(void)
+/* What the process may still allocate: the least of the cgroup room,
+ * RLIMIT_AS and RLIMIT_DATA (with headroom) and the machine's available
+ * memory; UINT64_MAX when nothing limits it. */
+static uint64_t memory_room(void)
 {
     long psz = sysconf(_SC_PAGESIZE);
     if (psz <= 0)
@@ -162,7 +165,7 @@ uint64_t fs__memory_room(void)
 
 size_t fs_lines_default_memory(void)
 {
-    uint64_t room = fs__memory_room();
+    uint64_t room = memory_room();
     uint64_t m = room / 2; /* headroom: output, threads, the page cache */
     /* at least 64 MiB when the process may have it, never below 1 MiB */
     uint64_t floor = min64(64 * MIB, room / 4 * 3);

@@ -53,7 +53,7 @@ int fs__writer_flush(fs__writer *w)
     return rc;
 }
 
-int fs__writer_put(fs__writer *w, const void *p, size_t n)
+static int writer_put(fs__writer *w, const void *p, size_t n)
 {
     if (w->len + n > FS__OUTBUF) {
         int rc = fs__writer_flush(w);
@@ -69,7 +69,7 @@ int fs__writer_put(fs__writer *w, const void *p, size_t n)
 
 int fs__writer_header(fs__writer *w, const void *p, size_t n)
 {
-    return w->slice == 0 && n > 0 ? fs__writer_put(w, p, n) : FS_OK;
+    return w->slice == 0 && n > 0 ? writer_put(w, p, n) : FS_OK;
 }
 
 void fs__writer_below(fs__writer *w, uint64_t below)

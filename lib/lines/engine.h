@@ -44,7 +44,6 @@ typedef struct fs__writer {
 } fs__writer;
 
 int fs__writer_open(fs__writer *w);
-int fs__writer_put(fs__writer *w, const void *p, size_t n);
 int fs__writer_flush(fs__writer *w);
 void fs__writer_progress(fs__writer *w);
 /* The header lines p[0..n): written by slice 0 only. */
@@ -101,10 +100,6 @@ void fs__prehist_avail(fs__prehist *h, uint64_t lines);
 const uint32_t *fs__prehist_end(fs__prehist *h, uint64_t n);
 void fs__prehist_free(fs__prehist *h);
 
-/* What the process may still allocate (budget.c): the least of the
- * cgroup room, RLIMIT_AS and RLIMIT_DATA (with headroom) and the machine's
- * available memory; UINT64_MAX when nothing limits it. */
-uint64_t fs__memory_room(void);
 
 /* Memory that fs__sort_emit needs beyond the buffer for n lines. */
 size_t fs__sort_overhead(uint64_t n, unsigned threads);

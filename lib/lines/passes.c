@@ -15,7 +15,7 @@
  * file plus 16 bytes a line -- instead of the text.  Four windows, not two: on
  * a VM where a fresh page costs a page fault the hypervisor sees, two more
  * reads cost less than the pages of the larger window (docs/performance.md,
- * session 7: the 1 GB file 1.8-2.1 s with two windows, 1.4-1.5 s with four,
+ * "Lines": the 1 GB file 1.8-2.1 s with two windows, 1.4-1.5 s with four,
  * 2.5 s with eight).
  *
  * The file is read NWIN times, so every pass reads exactly the bytes the

@@ -25,7 +25,8 @@ int fs__ids_push(fs_ids *v, uint64_t id)
     return FS_OK;
 }
 
-int fs__ids_insert(fs_ids *v, size_t at, uint64_t id)
+/* Inserts id at index at (at <= len).  FS_ENOMEM. */
+static int ids_insert(fs_ids *v, size_t at, uint64_t id)
 {
     if (fs__ids_push(v, 0) != FS_OK)
         return FS_ENOMEM;
@@ -553,7 +554,7 @@ static int play_queued(fs_player *p, size_t *item, int *played)
             return rc;
         if (!array_cycle(p))
             p->base = p->cycle;
-        if (fs__ids_insert(&p->ids, p->at, id) != FS_OK)
+        if (ids_insert(&p->ids, p->at, id) != FS_OK)
             return FS_ENOMEM;
         p->frozen = p->passed = p->ids.len;
         p->at++;

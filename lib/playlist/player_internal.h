@@ -39,6 +39,5 @@ struct fs_player {
 };
 
 int fs__ids_push(fs_ids *v, uint64_t id);
-int fs__ids_insert(fs_ids *v, size_t at, uint64_t id);
 
 #endif

@@ -32,7 +32,7 @@
 
 /* Stream buffers filled per key-erasure step: the step's fixed cost (the
  * cipher's key set-up twice, the next key's block) spread over 16 KiB
- * (docs/performance.md, round three). */
+ * (docs/performance.md, "Arrays": the 4 KiB generator buffer). */
 #define OS_STREAMS 4
 
 typedef struct chacha_os {
@@ -249,11 +249,6 @@ static int seed_string(fs_rng *rng, const char *seed)
 /* A seeded generator over caller-owned memory (lib/rng/child.c): key and
  * nonce as given, counter 0, never freed through destroy(). */
 _Static_assert(sizeof(chacha_seeded) <= 64, "fits fs__child.ext (child.h)");
-
-size_t fs__chacha20_ext_size(void)
-{
-    return sizeof(chacha_seeded);
-}
 
 void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
                         const unsigned char nonce[12])

@@ -16,8 +16,7 @@ int fs__sodium_ready(void);
 /* Seeds rng (rng->vt set) from the seed string, or from the OS if NULL. */
 int fs__gen_seed(fs_rng *rng, const char *seed);
 
-/* chacha20 over caller memory of fs__chacha20_ext_size() bytes. */
-size_t fs__chacha20_ext_size(void);
+/* chacha20 over caller memory (at most 64 bytes: fs__child.ext). */
 void fs__chacha20_keyed(fs_rng *rng, void *ext, const unsigned char key[32],
                         const unsigned char nonce[12]);
 

@@ -3,7 +3,7 @@
  * FS_BUCKET_MIN_BYTES of data on: the bucket shuffle (bucket.c),
  * which never waits on a cache miss per element.  The rule looks at n and
  * size only -- never at the machine -- so a seed gives the same output
- * everywhere (docs/performance.md, "Stream of auto"). */
+ * everywhere (docs/stream.md §4, "auto"). */
 #include "bucket.h"
 #include "batch.h"
 #include "shuffle.h"

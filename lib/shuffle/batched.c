@@ -3,7 +3,7 @@
  * FS_BATCH_MAX consecutive indices (batch.h).  Exact: each batch is one
  * Lemire draw on the product of its bounds.  The stream differs from
  * one-fs__below-per-index, so the named `durstenfeld` keeps the plain form
- * and FS_ALG_AUTO uses this one (docs/performance.md, "Stream of auto").
+ * and FS_ALG_AUTO uses this one (docs/stream.md §4, "auto").
  *
  * The loops run one range of constant batch size k at a time, so that k
  * is a compile-time constant and the decode is unrolled; the ranges are

@@ -47,7 +47,7 @@
  *
  * Cost: one byte of label keystream per element; step 2 reads and writes
  * each element about twice (classify, then the block moves) and the tails
- * once more; step 3 works in cache.  Memory (docs/performance.md): per
+ * once more; step 3 works in cache.  Memory (docs/performance.md, "Arrays"): per
  * block slot a 4-byte source, whose top byte holds the slot's tag until
  * the sources are known (below 2^24 - 1 slots, n < about 10^9 of 8 bytes;
  * beyond, a separate tag byte per slot); the tails, fewer than
@@ -222,8 +222,8 @@ static void shift_labels(unsigned char *lb, size_t m, unsigned sh)
  * its pointer reaches the next boundary.  It prefetches the input
  * SRC_AHEAD bytes ahead, one 64-byte line at a time: on this project's VM
  * the hardware prefetcher alone left classify 15-20 % slower (1.43-1.47
- * against 1.19-1.25 ns per element at 1e7, docs/performance.md, session
- * 11); 1 and 4 KiB ahead gained less, 8 KiB nothing.  An address, not a
+ * against 1.19-1.25 ns per element at 1e7; docs/performance.md, "Arrays");
+ * 1 and 4 KiB ahead gained less, 8 KiB nothing.  An address, not a
  * pointer: near the end it passes the array (a prefetch never faults). */
 #define SRC_AHEAD 2048
 #define CLASSIFY_TYPED(T_)                                                  \

@@ -1,7 +1,7 @@
 /* bucket.h -- the in-place bucket shuffle for arrays beyond cache, and
  * the size rule FS_ALG_AUTO uses to pick it (callers: auto.c, and
  * shuffle.c's table as the named FS_ALG_BUCKET).  All parameters are fixed
- * constants of the stream (docs/performance.md, "Stream of auto"); they
+ * constants of the stream (docs/stream.md §4, "The bucket shuffle"); they
  * never depend on the machine, so seeded output is the same everywhere. */
 #ifndef FS_BUCKET_H
 #define FS_BUCKET_H
@@ -16,7 +16,7 @@
 /* At most 2^FS_BUCKET_MAX_LOG2 buckets (the classify buffers of the
  * block distribution).  Labels are bytes (bucket.c), so at most 8; 2^8
  * byte labels beat 2^9 packed ones by 1.4x at 1e7 (docs/performance.md,
- * with the distribution of stream version 3).  At n = 1e8 of 8 bytes: 256
+ * "Arrays", one label per byte).  At n = 1e8 of 8 bytes: 256
  * buckets of 3 MiB. */
 #define FS_BUCKET_MAX_LOG2 8
 /* Elements per chunk: the unit of the label streams. */

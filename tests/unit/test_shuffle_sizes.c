@@ -5,7 +5,7 @@
  * docs/stream.md: an algorithm's draws depend on n only, so for the same
  * seed the permutation is the same for 1-, 3-, 4-, 8-, 12-, 16-, 24- and
  * 100-byte elements, aligned or not (for auto and bucket: while n * size
- * stays within one plan, docs/performance.md).  Each size is also checked
+ * stays within one plan, docs/stream.md §4).  Each size is also checked
  * exhaustively for small n: every draw sequence is fed through a scripted
  * generator and each of the n! orders must come out exactly equally often. */
 #include <stdarg.h>

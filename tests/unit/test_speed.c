@@ -1,6 +1,6 @@
 /* test_speed.c -- the batched shuffles behind FS_ALG_AUTO (in cache):
  * exhaustive proof of exact uniformity for n <= 7, the batch-size table,
- * the documented stream ("Stream of auto" in docs/performance.md) checked
+ * the documented stream (docs/stream.md §4, "auto") checked
  * against an independent re-implementation through the public
  * fs_below_batch(), chi-square uniformity with a negative control that
  * fails the same test, and golden outputs that pin the stream. */
@@ -120,7 +120,7 @@ static void batch_table(void **s)
 
 /* ---- the stream of auto, re-implemented from its specification */
 
-/* docs/performance.md, "Stream of auto", below the bucket threshold: for
+/* docs/stream.md §4, "auto", below the bucket threshold: for
  * i = n-1 down to 1 in batches, k = batch size for bound i+1 (capped at
  * i), one fs_below_batch() over bounds i+1, i, ..., i+2-k, then swap
  * a[i-t] with a[out[t]] for t = 0..k-1. */
