@@ -13,7 +13,8 @@
 #                                  lines: GNU, fairshuf in memory and
 #                                  fairshuf --memory=256M (issue 27 goal 2),
 #                                  then the two fairshuf runs interleaved
-#                                  on their own: in memory / out of core
+#                                  on their own: in memory / out of core,
+#                                  with user and sys CPU and page faults
 #   DATA=1 bench/lines.sh          data work: a 2 GB file of ~80-byte lines
 #                                  (GNU shuf beside it), its gzip (zcat |
 #                                  shuf beside fairshuf reading the .gz),
@@ -39,13 +40,14 @@ file="$DIR/lines-1e7.txt"
 [ "${ONLY_DATA:-0}" = 1 ] || [ -s "$file" ] ||
     seq 1000000000 1009999999 > "$file"   # 1e7 lines, 110 MB
 
-# measure CMD...: prints "wall cpu rss_kb" of one run, output discarded
+# measure CMD...: prints "wall cpu rss_kb user sys minflt" of one run,
+# output discarded
 measure() {
     local t
-    t=$( { /usr/bin/time -f '%e %U %S %M' "$@" > /dev/null; } 2>&1 | tail -n 1)
+    t=$( { /usr/bin/time -f '%e %U %S %M %R' "$@" > /dev/null; } 2>&1 | tail -n 1)
     set -- $t
-    awk -v w="$1" -v u="$2" -v s="$3" -v m="$4" \
-        'BEGIN { printf "%.2f %.2f %d\n", w, u + s, m }'
+    awk -v w="$1" -v u="$2" -v s="$3" -v m="$4" -v f="$5" \
+        'BEGIN { printf "%.2f %.2f %d %.2f %.2f %d\n", w, u + s, m, u, s, f }'
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -149,6 +151,11 @@ if [ "${WIDE:-0}" = 1 ]; then
     awk -v a="$aw" -v b="$bw" -v r="$rm_" -v rr="$rr" 'BEGIN {
         printf "1.08 GB file: in memory %.2f s, --memory=256M %.2f s; in memory / --memory=256M %.2fx (per round %s)\n",
                a, b, r, rr }'
+    # counts that move less with the machine's load: CPU split, page faults
+    for x in "$a default" "$b --memory=256M"; do
+        set -- $x
+        echo "1.08 GB file, $2: user $(cut -d' ' -f4 "$1" | median) s, sys $(cut -d' ' -f5 "$1" | median) s, peak RSS $(( $(cut -d' ' -f3 "$1" | median | cut -d. -f1) / 1024 )) MB, minor faults $(cut -d' ' -f6 "$1" | median) (medians)"
+    done
     rm -f "$a" "$b"
 fi
 

@@ -1,8 +1,11 @@
 /* lanes.c -- a chunk of lines taken in two lanes (lanes.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "fairshuf/lines.h"
 #include "lanes.h"
+
+_Atomic uint64_t fs__lanes_counted;
 
 static void *run(void *arg)
 {
@@ -14,10 +17,13 @@ static void *run(void *arg)
         if (!l->job)
             break;
         pthread_mutex_unlock(&l->mu);
-        uint64_t before =
-            l->known ? l->before
-                     : fs_lines_count(l->buf, (size_t)(l->mid - l->buf),
-                                      l->delim);
+        uint64_t before = l->before;
+        if (!l->known) {
+            size_t n = (size_t)(l->mid - l->buf);
+            before = fs_lines_count(l->buf, n, l->delim);
+            atomic_fetch_add_explicit(&fs__lanes_counted, n,
+                                      memory_order_relaxed);
+        }
         int rc = l->take(l->lane, before, l->mid, l->end);
         pthread_mutex_lock(&l->mu);
         l->rc = rc;

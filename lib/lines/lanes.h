@@ -27,6 +27,10 @@ typedef struct fs__lanes {
     const unsigned char *buf, *mid, *end;
 } fs__lanes;
 
+/* Bytes the helpers have counted (a test hook: passes.c's later reads
+ * give the count instead, tests/unit/test_lines_passes.c). */
+extern _Atomic uint64_t fs__lanes_counted;
+
 /* Starts the helper; l->running says whether it runs (no thread: one
  * lane, and fs__lanes_cut always says no). */
 void fs__lanes_start(fs__lanes *l, fs__lane_take take, void *lane,
