@@ -1,8 +1,11 @@
 /* lanes.c -- a chunk of lines taken in two lanes (lanes.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "fairshuf/lines.h"
 #include "lanes.h"
+
+_Atomic uint64_t fs__lanes_counted;
 
 static void *run(void *arg)
 {
@@ -14,8 +17,13 @@ static void *run(void *arg)
         if (!l->job)
             break;
         pthread_mutex_unlock(&l->mu);
-        uint64_t before =
-            fs_lines_count(l->buf, (size_t)(l->mid - l->buf), l->delim);
+        uint64_t before = l->before;
+        if (!l->known) {
+            size_t n = (size_t)(l->mid - l->buf);
+            before = fs_lines_count(l->buf, n, l->delim);
+            atomic_fetch_add_explicit(&fs__lanes_counted, n,
+                                      memory_order_relaxed);
+        }
         int rc = l->take(l->lane, before, l->mid, l->end);
         pthread_mutex_lock(&l->mu);
         l->rc = rc;
@@ -69,16 +77,32 @@ const unsigned char *fs__lanes_cut(const fs__lanes *l,
     return mid + 1;
 }
 
-void fs__lanes_give(fs__lanes *l, const unsigned char *buf,
-                    const unsigned char *mid, const unsigned char *end)
+static void give(fs__lanes *l, const unsigned char *buf,
+                 const unsigned char *mid, const unsigned char *end,
+                 int known, uint64_t before)
 {
     pthread_mutex_lock(&l->mu);
+    l->known = known;
+    l->before = before;
     l->buf = buf;
     l->mid = mid;
     l->end = end;
     l->job = 1;
     pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->mu);
+}
+
+void fs__lanes_give(fs__lanes *l, const unsigned char *buf,
+                    const unsigned char *mid, const unsigned char *end)
+{
+    give(l, buf, mid, end, 0, 0);
+}
+
+void fs__lanes_give_known(fs__lanes *l, const unsigned char *buf,
+                          const unsigned char *mid, const unsigned char *end,
+                          uint64_t before)
+{
+    give(l, buf, mid, end, 1, before);
 }
 
 int fs__lanes_wait(fs__lanes *l)

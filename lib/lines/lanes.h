@@ -1,7 +1,8 @@
 /* lanes.h -- a chunk of lines taken in two lanes (internal): this thread
  * takes the lines of a chunk before a cut near 55 %, a helper thread those
  * after it.  The helper first counts the lines before the cut, so that it
- * can number its own (hence the larger first part), then calls take.
+ * can number its own (hence the larger first part), then calls take; a
+ * caller that already knows that count (passes.c's later reads) gives it.
  * Used by the spill intake (spill.c) and the read-twice path (passes.c). */
 #ifndef FS_LINES_LANES_H
 #define FS_LINES_LANES_H
@@ -21,8 +22,14 @@ typedef struct fs__lanes {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int running, job, quit, rc;
+    int known;          /* before is given: the helper does not count */
+    uint64_t before;
     const unsigned char *buf, *mid, *end;
 } fs__lanes;
+
+/* Bytes the helpers have counted (a test hook: passes.c's later reads
+ * give the count instead, tests/unit/test_lines_passes.c). */
+extern _Atomic uint64_t fs__lanes_counted;
 
 /* Starts the helper; l->running says whether it runs (no thread: one
  * lane, and fs__lanes_cut always says no). */
@@ -42,5 +49,11 @@ const unsigned char *fs__lanes_cut(const fs__lanes *l,
 void fs__lanes_give(fs__lanes *l, const unsigned char *buf,
                     const unsigned char *mid, const unsigned char *end);
 int fs__lanes_wait(fs__lanes *l);
+/* fs__lanes_give when the lines of [buf, mid) are known to be `before`:
+ * the helper does not count them (the caller checks that its own part
+ * had that many). */
+void fs__lanes_give_known(fs__lanes *l, const unsigned char *buf,
+                          const unsigned char *mid, const unsigned char *end,
+                          uint64_t before);
 
 #endif

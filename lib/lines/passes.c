@@ -75,6 +75,16 @@ typedef struct sub {
     uint32_t used;       /* bytes of records in the tail block */
 } sub;
 
+/* A chunk of the first read as its two lanes took it: bytes, where the
+ * helper's part began (0: one lane), lines before it.  A later read that
+ * meets the same chunk gives the helper that count instead of letting it
+ * count the first part's lines again (1.3 of 3.7 billion instructions on
+ * a 300 MB file of 108-byte lines, half the counting walks being redone). */
+typedef struct cut {
+    size_t used, mid;
+    uint64_t before;
+} cut;
+
 struct passes;
 
 /* A lane of a read: the lines it takes go to its own chains. */
@@ -122,6 +132,9 @@ typedef struct passes {
     uint64_t lines;        /* shuffled lines, as the first read counted */
     unsigned char *buf;    /* what a pread fills: cap bytes */
     size_t cap;
+    cut *cuts;             /* the first read's chunks, in order */
+    size_t ncuts, ccap;
+    size_t chunk;          /* this read's next chunk */
     lane ln;               /* the first lane */
     helper h;              /* the second, when running */
 } passes;
@@ -350,6 +363,23 @@ static int helper_take(void *arg, uint64_t before, const unsigned char *p,
 
 /* Takes the complete lines of buf[0..used): in two lanes when the helper
  * runs, the header is behind and the chunk is large enough. */
+/* The first read notes chunk k (no room: later reads count). */
+static void note_cut(passes *P, size_t k, size_t used, size_t mid,
+                     uint64_t before)
+{
+    if (k != P->ncuts)
+        return;
+    if (P->ncuts == P->ccap) {
+        size_t n = P->ccap ? 2 * P->ccap : 256;
+        cut *c = realloc(P->cuts, n * sizeof *c);
+        if (c == NULL)
+            return;
+        P->cuts = c;
+        P->ccap = n;
+    }
+    P->cuts[P->ncuts++] = (cut){used, mid, before};
+}
+
 static int feed(passes *P, const unsigned char *buf, size_t used)
 {
     lane *L = &P->ln;
@@ -358,15 +388,30 @@ static int feed(passes *P, const unsigned char *buf, size_t used)
                         *mid = L->in.header_left == 0
                                    ? fs__lanes_cut(&h->lanes, buf, used)
                                    : NULL;
-    if (mid == NULL)
+    size_t k = P->chunk++;
+    if (mid == NULL) {
+        if (P->counting)
+            note_cut(P, k, used, 0, 0);
         return take(L, buf, end);
+    }
     h->next = L->in.next;
     h->seen = L->seen;
-    fs__lanes_give(&h->lanes, buf, mid, end);
+    /* the first read's chunk k again: its lines before the cut are known */
+    const cut *kc = !P->counting && k < P->ncuts ? &P->cuts[k] : NULL;
+    int known = kc && kc->used == used && kc->mid == (size_t)(mid - buf);
+    if (known)
+        fs__lanes_give_known(&h->lanes, buf, mid, end, kc->before);
+    else
+        fs__lanes_give(&h->lanes, buf, mid, end);
     int rc = take(L, buf, mid);
     int hrc = fs__lanes_wait(&h->lanes);
     if (rc == FS_OK)
         rc = hrc;
+    /* this lane walked the lengths up to the cut: as many lines as given */
+    if (rc == FS_OK && known && L->seen - h->seen != kc->before)
+        rc = CHANGED;
+    if (rc == FS_OK && P->counting)
+        note_cut(P, k, used, (size_t)(mid - buf), L->seen - h->seen);
     L->in.next = h->ln.in.next; /* the helper's lines came after ours */
     L->in.kpos = L->in.kend = 0;
     L->seen = h->ln.seen;
@@ -391,6 +436,7 @@ static int pass(passes *P, unsigned win)
     lane_reset(P, &P->h.ln);
     P->ln.in.header_left = c->header;
     P->ln.in.hdr_len = 0;
+    P->chunk = 0;
     uint64_t pos = 0;
     size_t len = 0;
     while (pos < P->size) {
@@ -679,6 +725,7 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     lane_free(&P->h.ln);
     free(P->buf);
     free(P->lens);
+    free(P->cuts);
     /* as a read would leave it: at the end of what was shuffled */
     if (rc == FS_OK)
         (void)lseek(fd, P->start + (off_t)P->size, SEEK_SET);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "fairshuf/lines.h"
 #include "support/lines_text.h"
 #include "lines/engine.h" /* fs__sort_emit, FS__STORED_LEN */
+#include "lines/lanes.h"  /* fs__lanes_counted */
 
 extern size_t fs__passes_min; /* lib/lines/engine.h */
 
@@ -195,6 +197,36 @@ static void same_bytes(void **st)
         close(j.out);
         free(text), free(full), free(ref), free(out);
     }
+}
+
+/* Two lanes: the first read's helper counts the lines before each cut,
+ * the three later reads are given those counts (fs__lanes_counted: about
+ * 55 % of the text once, not 2.2 times it), and the bytes are the same.
+ * The text is three 4 MiB chunks; a chunk of another size (a 5 MiB line,
+ * same_bytes) is counted again. */
+static void later_reads_given_counts(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    size_t len, rn, on;
+    unsigned char *text = lines_text(40000, 240, 1, '\n', 0, &len);
+    fs_lines_config c = lines_config("passes");
+    c.threads = 2;
+    unsigned char *ref = reference(text, len, c, &rn), *out;
+    job j = {-1, -1, -1, NULL, 0, 0, 0};
+    fs_lines_result res;
+    atomic_store(&fs__lanes_counted, 0);
+    assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res), FS_OK);
+    assert_int_equal(j.at_open, 0); /* the passes ran */
+    assert_int_equal(on, rn);
+    assert_memory_equal(out, ref, rn);
+    uint64_t counted = atomic_load(&fs__lanes_counted);
+    assert_true(len > ((size_t)8 << 20)); /* at least three chunks */
+    assert_true(counted > len / 2);       /* the first read's lanes ran */
+    assert_true(counted < len / 10 * 6);  /* and only the first's counted */
+    close(j.in);
+    close(j.out);
+    free(text), free(ref), free(out);
 }
 
 /* -n K with K >= 2^20 (below, the top-K path streams): the head of the
@@ -532,6 +564,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_bytes),
+        cmocka_unit_test(later_reads_given_counts),
         cmocka_unit_test(stored_len_as_spill_format),
         cmocka_unit_test(head_of_order),
         cmocka_unit_test(changed_between_reads),
