@@ -323,14 +323,14 @@ endif
 # ---- optional: fairshuf-mpd (mpd/), built when libmpdclient is found ----
 # `fairshuf mpd` runs it from beside itself (programs/serve_exec.c), so the
 # other subcommands do not load libmpdclient and fairshuf builds without
-# it.  It links the CLI's state-file helpers (programs/playlist_state.c).
+# it.  It shares the state-file helpers with the CLI (common/playlist_state.c).
 MPDCLIENT := $(shell pkg-config --exists libmpdclient 2>/dev/null && echo yes)
 ifeq ($(MPDCLIENT),yes)
 MPD_SRC  := $(sort $(wildcard mpd/*.c))
 MPD_OBJ  := $(MPD_SRC:%.c=$(BUILD)/obj/%.o)
-$(MPD_OBJ): ALL_CFLAGS += -Iprograms $(shell pkg-config --cflags libmpdclient)
+$(MPD_OBJ): ALL_CFLAGS += $(shell pkg-config --cflags libmpdclient)
 $(BUILD)/obj/mpd/%.o: mpd/%.c $(HEADERS) mpd/mpd.h
-$(BUILD)/fairshuf-mpd: $(MPD_OBJ) $(BUILD)/obj/programs/playlist_state.o \
+$(BUILD)/fairshuf-mpd: $(MPD_OBJ) $(BUILD)/obj/common/playlist_state.o \
                        $(BUILD)/obj/common/cli.o $(BUILD)/obj/common/pending.o \
                        $(BUILD)/libfairshuf.a
 	@echo "  LD      $@"

@@ -24,7 +24,7 @@
 #include "cli.h"
 #include "fairshuf/playlist.h"
 #include "mpd.h"
-#include "playlist.h" /* programs/: the state file's reading and writing */
+#include "playlist_state.h" /* the state file's reading and writing */
 
 typedef struct seen {
     unsigned id;

@@ -45,14 +45,9 @@ cross_includes() {
         # a front end's program built from another front end's sources
         grep -nE '^(SVC|MPI|MPD)[A-Z_]*[[:space:]]*:?=.*programs/|^CLI[A-Z_]*[[:space:]]*:?=.*(service|mpi|mpd)/' \
             Makefile || :
-    } | grep -vE "$KNOWN_CROSS" || :)
+    })
 }
 
-# The one known exception, to remove: fairshuf-mpd (mpd/) builds with
-# -Iprograms and links programs/playlist_state.c, the CLI's playlist
-# state-file helpers, which belong in common/ now that two front ends use
-# them.
-KNOWN_CROSS='^[0-9]+:\$\(MPD_OBJ\): ALL_CFLAGS \+= -Iprograms '
 
 
 # Diary words: numbered or dated work sessions, runs told as a history,

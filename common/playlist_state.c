@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "pending.h"
-#include "playlist.h"
+#include "playlist_state.h"
 
 /* The file a chain of symbolic links ends at (which may not exist yet:
  * a new state behind a link), or NULL with errno set. */
