@@ -2,6 +2,7 @@
 #ifndef FS_INTERNAL_H
 #define FS_INTERNAL_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fairshuf.h"
@@ -199,6 +200,23 @@ static inline int fs__cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return (a > b) - (a < b);
+}
+
+/* Room for item n (0-based) in the array *p of capacity *cap items of
+ * `size` bytes, doubling from `first`: FS_OK, or FS_ENOMEM with *p and
+ * *cap unchanged. */
+static inline int fs__grow_array(void **p, size_t *cap, size_t n, size_t size,
+                                 size_t first)
+{
+    if (n < *cap)
+        return FS_OK;
+    size_t nc = *cap ? 2 * *cap : first;
+    void *q = realloc(*p, nc * size);
+    if (q == NULL)
+        return FS_ENOMEM;
+    *p = q;
+    *cap = nc;
+    return FS_OK;
 }
 
 #endif

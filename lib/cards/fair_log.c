@@ -116,19 +116,6 @@ static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
         w->note(w->ctx, line, kind, rule, w->msg);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return FS_OK;
-    size_t nc = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, nc * size);
-    if (q == NULL)
-        return FS_ENOMEM;
-    *p = q;
-    *cap = nc;
-    return FS_OK;
-}
-
 /* The dealer for a table, or a reason it has none. */
 static const char *table_ok(walk *w, const char *game, unsigned players,
                             unsigned decks)
@@ -312,7 +299,8 @@ static int record(walk *w, size_t line, size_t off, size_t len)
                 "this commitment was already committed at line %zu: a "
                 "seed committed again is known to the server's "
                 "players", o->commit_line);
-        if (grow((void **)&w->per, &w->cper, w->nper, sizeof *w->per))
+        if (fs__grow_array((void **)&w->per, &w->cper, w->nper,
+                           sizeof *w->per, 64))
             return FS_ENOMEM;
         if (o == NULL &&
             fs__seen_add(&w->commits,
@@ -400,7 +388,8 @@ static int record(walk *w, size_t line, size_t off, size_t len)
                 "order (a server that skips nonces can choose deals)",
                 (unsigned long long)r->nonce, (unsigned long long)p->next);
         p->next = r->nonce + 1;
-        if (grow((void **)&w->spans, &w->cspans, w->nspans, sizeof *w->spans))
+        if (fs__grow_array((void **)&w->spans, &w->cspans, w->nspans,
+                           sizeof *w->spans, 64))
             return FS_ENOMEM;
         w->spans[w->nspans++] = (span){line, off, len, r->nonce};
         p->ndeals++;

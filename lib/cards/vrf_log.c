@@ -105,19 +105,6 @@ static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
         w->note(w->ctx, line, kind, rule, w->msg);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return FS_OK;
-    size_t nc = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, nc * size);
-    if (q == NULL)
-        return FS_ENOMEM;
-    *p = q;
-    *cap = nc;
-    return FS_OK;
-}
-
 /* The open table of that name (the last table record with it), or -1. */
 static long find_table(const walk *w, const char *name)
 {
@@ -137,7 +124,8 @@ static int table_record(walk *w, size_t line)
             "would start again", esc(w, r->table), w->tab[old].line);
         w->tab[old].replaced = 1;
     }
-    if (grow((void **)&w->tab, &w->ctab, w->ntab, sizeof *w->tab) != FS_OK)
+    if (fs__grow_array((void **)&w->tab, &w->ctab, w->ntab, sizeof *w->tab,
+                       16) != FS_OK)
         return FS_ENOMEM;
     table *t = &w->tab[w->ntab++];
     memset(t, 0, sizeof *t);
@@ -198,7 +186,8 @@ static int hand_record(walk *w, size_t line)
             (unsigned long long)r->hand, why);
     else
         res->proven++;
-    if (grow((void **)&w->hands, &w->chands, w->nhands, sizeof *w->hands) !=
+    if (fs__grow_array((void **)&w->hands, &w->chands, w->nhands,
+                       sizeof *w->hands, 16) !=
         FS_OK)
         return FS_ENOMEM;
     seen_hand *h = &w->hands[w->nhands++];
