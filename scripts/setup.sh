@@ -25,6 +25,7 @@ test=(
     g++               # the std::shuffle benchmark baseline (make bench)
     libcmocka-dev     # unit test framework
     libgsl-dev        # independent reference in tests, bench baseline
+    time              # GNU time: page faults and peak RSS in bench/ scripts (counts.sh)
     bats              # CLI tests
     zstd gzip         # independent (de)compressors in the lines_data tests
     dieharder         # generator battery (quick subset in the suite)
