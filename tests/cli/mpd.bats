@@ -144,10 +144,17 @@ fill() { local i; for i in "$@"; do mpc -q add "s$i.flac"; done; }
 # run's tests move MPD on with `next` (songs of 20 s never end by
 # themselves), each time once fairshuf has followed the last change (its
 # state changed), and record the song MPD plays then.
-wait_state() { # old state text: until the state differs (10 s at most)
-    local i
-    for i in $(seq 200); do [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] && return 0; sleep 0.05; done
-    echo "fairshuf did not follow:"; cat "$D/run.err"; return 1
+wait_state() { # old state text: until the state differs (10 s at most),
+    # then until it has settled (the same for 0.5 s: fairshuf may save
+    # twice for one change, e.g. after the move MPD reports back to it)
+    local i last now k
+    for i in $(seq 200); do [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] && break; sleep 0.05; done
+    [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] || { echo "fairshuf did not follow:"; cat "$D/run.err"; return 1; }
+    last=$(cat "$D/run/st"); k=0
+    for i in $(seq 200); do
+        sleep 0.05; now=$(cat "$D/run/st" 2>/dev/null)
+        if [ "$now" = "$last" ]; then k=$((k + 1)); [ "$k" -ge 10 ] && return 0; else k=0; last=$now; fi
+    done
 }
 now() { mpc current -f %file% >> "$D/seq"; }
 advance() { # k: k times `mpc next`
