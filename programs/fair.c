@@ -110,12 +110,26 @@ uint64_t fair_nonce_or_die(const char *sub, const char *s)
     return v;
 }
 
-static unsigned small_u(const char *what, const char *s)
+unsigned fair_small_u(const char *what, const char *s)
 {
     uint64_t v = cli_u64_or_die(what, s);
     if (v == 0 || v > 1000)
         cli_die(CLI_USAGE, "invalid %s: '%s': 1 to 1000", what, s);
     return (unsigned)v;
+}
+
+const char *fair_action(int argc, char **argv, const char *help,
+                        const char *actions)
+{
+    if (optind >= argc) {
+        cli_error("fair: missing action (%s)", actions);
+        cli_try_help(help, CLI_USAGE);
+    }
+    if (optind + 1 < argc) {
+        cli_error("fair: extra operand '%s'", argv[optind + 1]);
+        cli_try_help(help, CLI_USAGE);
+    }
+    return argv[optind];
 }
 
 static void need(const char *sub, const char *value, const char *option)
@@ -535,8 +549,8 @@ int cmd_fair(int argc, char **argv)
             a.scheme = optarg;
             break;
         case 'g': a.game = optarg; break;
-        case 'p': a.players = small_u("number of players", optarg); break;
-        case 'd': a.decks = small_u("number of decks", optarg); break;
+        case 'p': a.players = fair_small_u("number of players", optarg); break;
+        case 'd': a.decks = fair_small_u("number of decks", optarg); break;
         case 'f': a.format = optarg; break;
         case 'l': a.lang = optarg; break;
         case 'h': cli_help("fair", usage_text);
@@ -544,16 +558,9 @@ int cmd_fair(int argc, char **argv)
         default: cli_bad_option("fair");
         }
     }
-    if (optind >= argc) {
-        cli_error("fair: missing action (commit, client-seed, deal, rotate "
-                  "or check)");
-        cli_try_help("fair", CLI_USAGE);
-    }
-    if (optind + 1 < argc) {
-        cli_error("fair: extra operand '%s'", argv[optind + 1]);
-        cli_try_help("fair", CLI_USAGE);
-    }
-    const char *action = argv[optind];
+    const char *action = fair_action(argc, argv, "fair",
+                                     "commit, client-seed, deal, rotate or "
+                                     "check");
     fs_dealer *d = malloc(sizeof *d);
     fs_deal *deal = malloc(sizeof *deal);
     if (d == NULL || deal == NULL)

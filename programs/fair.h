@@ -77,7 +77,33 @@ char *fair_slurp(const char *what, const char *path, size_t *len,
  * dies (usage). */
 uint64_t fair_nonce_or_die(const char *sub, const char *s);
 
+/* --players or --decks: 1 to 1000, else dies (usage) naming what. */
+unsigned fair_small_u(const char *what, const char *s);
+
+/* The one action operand after the options (argv[optind]); dies (usage,
+ * "try 'fairshuf HELP --help'") when it is missing (saying which exist:
+ * actions) or followed by another operand. */
+const char *fair_action(int argc, char **argv, const char *help,
+                        const char *actions);
+
 /* fair_check.c ---------------------------------------------------------- */
 int fair_check(const fair_args *a, fs_dealer *d);
+
+/* "honest", "dishonest" or "inconclusive". */
+const char *fair_verdict_name(fs_fair_verdict v);
+
+/* The exit status of a verdict: 0, FAIR_DISHONEST or FAIR_INCONCLUSIVE. */
+int fair_verdict_status(fs_fair_verdict v);
+
+/* A checker's note (fs_fair_note) for `fair check`: each finding as a text
+ * line on stdout, or (json) a JSON object into o, comma-separated (n counts
+ * them).  Messages are the library's, log-derived bytes already escaped. */
+typedef struct fair_note_ctx {
+    int json;
+    struct out_buf *o;
+    size_t n;
+} fair_note_ctx;
+void fair_note(void *ctx, size_t line, fs_fair_verdict kind,
+               const char *rule, const char *msg);
 
 #endif

@@ -71,24 +71,23 @@ static fs_fair_seen *my_deals(const char *path, char **keep, size_t *count)
     return s;
 }
 
-typedef struct check_ctx {
-    int json;
-    out_buf *o;
-    size_t n;
-} check_ctx;
-
-static const char *kind_name(fs_fair_verdict v)
+const char *fair_verdict_name(fs_fair_verdict v)
 {
     return v == FS_FAIR_HONEST ? "honest"
            : v == FS_FAIR_DISHONEST ? "dishonest" : "inconclusive";
 }
 
-/* Each finding: a text line on stdout or a JSON object of "findings".
- * Messages are the library's, log-derived bytes already escaped. */
-static void check_note(void *ctx, size_t line, fs_fair_verdict kind,
-                       const char *rule, const char *msg)
+int fair_verdict_status(fs_fair_verdict v)
 {
-    check_ctx *c = ctx;
+    return v == FS_FAIR_HONEST      ? CLI_OK
+           : v == FS_FAIR_DISHONEST ? FAIR_DISHONEST
+                                    : FAIR_INCONCLUSIVE;
+}
+
+void fair_note(void *ctx, size_t line, fs_fair_verdict kind,
+               const char *rule, const char *msg)
+{
+    fair_note_ctx *c = ctx;
     if (!c->json) {
         if (line)
             printf("line %zu: %s: %s\n", line, rule, msg);
@@ -99,7 +98,7 @@ static void check_note(void *ctx, size_t line, fs_fair_verdict kind,
     out_str(c->o, c->n++ ? ",{\"line\":" : "{\"line\":");
     out_u64(c->o, line);
     out_str(c->o, ",\"verdict\":\"");
-    out_str(c->o, kind_name(kind));
+    out_str(c->o, fair_verdict_name(kind));
     out_str(c->o, "\",\"rule\":\"");
     out_str(c->o, rule);
     out_str(c->o, "\",\"message\":");
@@ -176,18 +175,16 @@ static int check_log(const fair_args *a)
             cli_die(CLI_FAIL, "memory exhausted");
         out_init(&found, mf);
     }
-    check_ctx ctx = {fmt == DEAL_JSON, &found, 0};
+    fair_note_ctx ctx = {fmt == DEAL_JSON, &found, 0};
     fs_fair_log_result r;
     /* the record rules, and the hash chain of a chained log (chain.h) */
-    cli_check(fs_fair_log_check_chained(text, n, &pl, check_note, &ctx, &r,
+    cli_check(fs_fair_log_check_chained(text, n, &pl, fair_note, &ctx, &r,
                                         NULL),
               "fair check");
     free(text);
     free(mine);
     free(mine_text);
-    int status = r.verdict == FS_FAIR_HONEST      ? CLI_OK
-                 : r.verdict == FS_FAIR_DISHONEST ? FAIR_DISHONEST
-                                                  : FAIR_INCONCLUSIVE;
+    int status = fair_verdict_status(r.verdict);
     if (fmt == DEAL_JSON) {
         out_flush(&found);
         if (fclose(mf) != 0 || buf == NULL)
@@ -195,7 +192,7 @@ static int check_log(const fair_args *a)
         out_buf *o = &found;
         out_init(o, stdout);
         out_str(o, "{\"verdict\":\"");
-        out_str(o, kind_name(r.verdict));
+        out_str(o, fair_verdict_name(r.verdict));
         out_str(o, "\",\"rule\":");
         if (r.rule) {
             deal_json_string(o, r.rule);

@@ -18,6 +18,7 @@
 #include "fair_vrf.h"
 #include "fairshuf/vrf.h"
 #include "json.h"
+#include "out.h"
 #include "pending.h"
 
 static const char usage_text[] =
@@ -350,35 +351,6 @@ static int do_deal(const vrf_args *a, fs_dealer *d, fs_deal *deal)
 
 /* --- fair check --public-key ------------------------------------------- */
 
-typedef struct note_ctx {
-    int json;
-    size_t n;
-} note_ctx;
-
-static const char *kind_name(fs_fair_verdict v)
-{
-    return v == FS_FAIR_HONEST ? "honest"
-           : v == FS_FAIR_DISHONEST ? "dishonest" : "inconclusive";
-}
-
-static void note(void *ctx, size_t line, fs_fair_verdict kind,
-                 const char *rule, const char *msg)
-{
-    note_ctx *c = ctx;
-    if (!c->json) {
-        if (line)
-            printf("line %zu: %s: %s\n", line, rule, msg);
-        else
-            printf("log: %s: %s\n", rule, msg);
-        return;
-    }
-    printf("%s{\"line\":%zu,\"verdict\":\"%s\",\"rule\":\"%s\",\"message\":",
-           c->n++ ? "," : "", line, kind_name(kind), rule);
-    json_string(stdout, msg);
-    putchar('}');
-}
-
-
 /* The player's hand records, one a line; blank lines skipped. */
 static fs_vrf_record *my_hands(const char *path, size_t *count)
 {
@@ -459,20 +431,21 @@ static int do_check(const vrf_args *a)
     size_t n, nmine = 0;
     fs_vrf_record *mine = a->my_hands ? my_hands(a->my_hands, &nmine) : NULL;
     char *text = fair_slurp("log", a->log, &n, FAIR_LOG_SIZE_MAX);
-    note_ctx ctx = {json, 0};
+    static out_buf o;
+    out_init(&o, stdout);
+    fair_note_ctx ctx = {json, &o, 0};
     fs_vrf_log_result r;
     if (json)
         fputs("{\"findings\":[", stdout);
-    cli_check(fs_vrf_log_check(text, n, pk, mine, nmine, note, &ctx, &r),
+    cli_check(fs_vrf_log_check(text, n, pk, mine, nmine, fair_note, &ctx, &r),
               "fair check");
+    out_flush(&o);
     free(text);
     free(mine);
     free(pk);
-    int status = r.verdict == FS_FAIR_HONEST      ? CLI_OK
-                 : r.verdict == FS_FAIR_DISHONEST ? FAIR_DISHONEST
-                                                  : FAIR_INCONCLUSIVE;
+    int status = fair_verdict_status(r.verdict);
     if (json) {
-        printf("],\"verdict\":\"%s\",\"rule\":", kind_name(r.verdict));
+        printf("],\"verdict\":\"%s\",\"rule\":", fair_verdict_name(r.verdict));
         if (r.rule) {
             printf("\"%s\",\"line\":%zu,\"message\":", r.rule, r.line);
             json_string(stdout, r.message);
@@ -554,30 +527,20 @@ int cmd_fair_vrf(int argc, char **argv)
         case O_RECORD: a.record = optarg; break;
         case 'g': a.game = optarg; break;
         case 'p':
-        case 'd': {
-            uint64_t v = cli_u64_or_die(c == 'p' ? "number of players"
-                                                 : "number of decks", optarg);
-            if (v == 0 || v > 1000)
-                cli_die(CLI_USAGE, "invalid number of %s: '%s': 1 to 1000",
-                        c == 'p' ? "players" : "decks", optarg);
-            *(c == 'p' ? &a.players : &a.decks) = (unsigned)v;
+        case 'd':
+            *(c == 'p' ? &a.players : &a.decks) = fair_small_u(
+                c == 'p' ? "number of players" : "number of decks", optarg);
             break;
-        }
         case 'f': a.format = optarg; break;
         case 'h': cli_help("fair-vrf", usage_text);
         case 'V': cli_version("fair");
         default: cli_try_help("fair-vrf", CLI_USAGE);
         }
     }
-    if (optind >= argc) {
-        cli_error("fair: missing action");
-        cli_try_help("fair-vrf", CLI_USAGE);
-    }
-    if (optind + 1 < argc) {
-        cli_error("fair: extra operand '%s'", argv[optind + 1]);
-        cli_try_help("fair-vrf", CLI_USAGE);
-    }
-    const char *action = argv[optind];
+    const char *action = fair_action(argc, argv, "fair-vrf",
+                                     "vrf-keygen, vrf-prove, vrf-verify, "
+                                     "vrf-table, vrf-deal or check "
+                                     "--public-key");
     fs_dealer *d = malloc(sizeof *d);
     fs_deal *deal = malloc(sizeof *deal);
     if (d == NULL || deal == NULL)

@@ -11,6 +11,10 @@
 
 #include "../internal.h"
 #include "../seen.h"
+#include "finding.h"
+
+_Static_assert(sizeof((fs_fair_log_result *)0)->message == FS__FINDING_MSG,
+               "finding.c copies FS__FINDING_MSG bytes of message");
 #include "fairshuf/cards.h"
 
 /* The rules, in the order that breaks ties on one line. */
@@ -20,14 +24,6 @@ static const char *const rank[] = {
     "empty-period", "bad-deal", "client-seed-mismatch", "deal-differs",
     "commitment-not-found", "deal-missing", "unrevealed", "empty-log",
     "no-commitment"};
-
-static size_t rank_of(const char *rule)
-{
-    size_t i = 0;
-    while (i < sizeof rank / sizeof rank[0] && strcmp(rank[i], rule) != 0)
-        i++;
-    return i;
-}
 
 typedef struct span {
     size_t line, off, len;
@@ -48,8 +44,7 @@ typedef struct period {
 } period;
 
 typedef struct walk {
-    fs_fair_note *note;
-    void *ctx;
+    fs__finder find;
     fs_fair_log_result *res;
     fs_fair_record *rec;
     fs_dealer *dealer;
@@ -60,27 +55,13 @@ typedef struct walk {
     period *per;
     size_t nper, cper;
     fs__seen commits, clients; /* where each commitment, client seed began */
-    size_t first_rank;
-    char msg[512];
     char esc[4][4 * FS_FAIR_CLIENT_SEED_MAX + 4];
 } walk;
 
-/* s with every byte outside printable ASCII as \xNN: a log cannot send a
- * terminal escape through a message.  Up to 4 at once (w->esc). */
+/* s escaped (finding.h) in one of 4 slots, for up to 4 in one message. */
 static const char *esc(walk *w, int slot, const char *s)
 {
-    char *o = w->esc[slot];
-    size_t n = 0, cap = sizeof w->esc[slot];
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (n + 5 >= cap)
-            break;
-        if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-            o[n++] = (char)*p;
-        else
-            n += (size_t)snprintf(o + n, cap - n, "\\x%02x", *p);
-    }
-    o[n] = '\0';
-    return o;
+    return fs__escape(w->esc[slot], sizeof w->esc[slot], s);
 }
 
 static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
@@ -88,32 +69,10 @@ static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
 static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
                 const char *fmt, ...)
 {
-    fs_fair_log_result *r = w->res;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+    fs__finding(&w->find, line, kind, rule, fmt, ap);
     va_end(ap);
-    r->findings++;
-    /* line 0 (the whole log) ranks after every line */
-    size_t rk = rank_of(rule);
-    int better;
-    if (r->rule == NULL)
-        better = 1;
-    else if (kind != r->verdict)
-        better = kind == FS_FAIR_DISHONEST;
-    else if ((line ? line : SIZE_MAX) != (r->line ? r->line : SIZE_MAX))
-        better = (line ? line : SIZE_MAX) < (r->line ? r->line : SIZE_MAX);
-    else
-        better = rk < w->first_rank;
-    if (better) {
-        r->verdict = kind;
-        r->rule = rank[rk < sizeof rank / sizeof rank[0] ? rk : 0];
-        r->line = line;
-        w->first_rank = rk;
-        memcpy(r->message, w->msg, sizeof r->message);
-    }
-    if (w->note)
-        w->note(w->ctx, line, kind, rule, w->msg);
 }
 
 /* The dealer for a table, or a reason it has none. */
@@ -569,8 +528,7 @@ int fs_fair_log_check(const char *text, size_t len,
         return FS_ENOMEM;
     fs__seen_init(&w->commits);
     fs__seen_init(&w->clients);
-    w->note = note;
-    w->ctx = ctx;
+    w->find = FS__FINDER(out, rank, sizeof rank / sizeof rank[0], note, ctx);
     w->res = out;
     w->text = text;
     w->rec = malloc(sizeof *w->rec);

@@ -10,6 +10,10 @@
 
 #include "../internal.h"
 #include "fairshuf/vrf.h"
+#include "finding.h"
+
+_Static_assert(sizeof((fs_vrf_log_result *)0)->message == FS__FINDING_MSG,
+               "finding.c copies FS__FINDING_MSG bytes of message");
 
 static const char *const rank[] = {
     "malformed", "other-key", "order", "table-reused", "abandoned",
@@ -37,8 +41,7 @@ typedef struct seen_hand {
 } seen_hand;
 
 typedef struct walk {
-    fs_fair_note *note;
-    void *ctx;
+    fs__finder find;
     fs_vrf_log_result *res;
     const uint8_t *pk;
     fs_vrf_record *rec;
@@ -48,33 +51,12 @@ typedef struct walk {
     size_t ntab, ctab;
     seen_hand *hands;
     size_t nhands, chands;
-    size_t first_rank;
-    char msg[512];
     char esc[4 * FS_VRF_NAME_MAX + 4];
 } walk;
 
-static size_t rank_of(const char *rule)
-{
-    size_t i = 0;
-    while (i < NRANK && strcmp(rank[i], rule) != 0)
-        i++;
-    return i;
-}
-
-/* s with every byte outside printable ASCII as \xNN. */
 static const char *esc(walk *w, const char *s)
 {
-    size_t n = 0, cap = sizeof w->esc;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (n + 5 >= cap)
-            break;
-        if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-            w->esc[n++] = (char)*p;
-        else
-            n += (size_t)snprintf(w->esc + n, cap - n, "\\x%02x", *p);
-    }
-    w->esc[n] = '\0';
-    return w->esc;
+    return fs__escape(w->esc, sizeof w->esc, s);
 }
 
 static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
@@ -82,27 +64,10 @@ static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
 static void say(walk *w, size_t line, fs_fair_verdict kind, const char *rule,
                 const char *fmt, ...)
 {
-    fs_vrf_log_result *r = w->res;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+    fs__finding(&w->find, line, kind, rule, fmt, ap);
     va_end(ap);
-    r->findings++;
-    size_t rk = rank_of(rule);
-    size_t l = line ? line : SIZE_MAX, rl = r->line ? r->line : SIZE_MAX;
-    int better = r->rule == NULL                ? 1
-                 : kind != r->verdict           ? kind == FS_FAIR_DISHONEST
-                 : l != rl                      ? l < rl
-                                                : rk < w->first_rank;
-    if (better) {
-        r->verdict = kind;
-        r->rule = rank[rk < NRANK ? rk : 0];
-        r->line = line;
-        w->first_rank = rk;
-        memcpy(r->message, w->msg, sizeof r->message);
-    }
-    if (w->note)
-        w->note(w->ctx, line, kind, rule, w->msg);
 }
 
 /* The open table of that name (the last table record with it), or -1. */
@@ -266,8 +231,7 @@ int fs_vrf_log_check(const char *text, size_t len, const uint8_t pk[32],
     walk *w = calloc(1, sizeof *w);
     if (w == NULL)
         return FS_ENOMEM;
-    w->note = note;
-    w->ctx = ctx;
+    w->find = FS__FINDER(out, rank, NRANK, note, ctx);
     w->res = out;
     w->pk = pk;
     w->rec = malloc(sizeof *w->rec);
