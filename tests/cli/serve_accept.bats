@@ -60,21 +60,29 @@ print(o.read().hex())'
 
 @test "first bytes that cannot be HTTP: TLS, binary, an SSH banner, a NUL in the method get 400 at once, not after --idle-timeout" {
     start_serve --idle-timeout=30
-    # what each case sends; the 400 must come well before the 30 s timeout
-    tls=$(client_hello)
-    binary=8f3a00d1c2e47b19ffee0102a5a5c3c3e8d9136c2f0b7e41d5a6990ac3b2f1e4
+    # the first bytes of a ClientHello (fixed: a whole one holds random
+    # bytes, and a line end among them made libmicrohttpd answer it at once)
+    tls=160301020001000001fc0303
+    tls+=5e2a9b11c4d07f3386a1e2b5c9d0f4176a8b3c2d1e0f9a8b7c6d5e4f30211203
+    tls+=20ffeeddccbbaa99887766554433221100ffeeddccbbaa
+    binary=8f3a00d1c2e47b19ffee0102a5a5c3c3e8d9136c2f0b7e41d5a699c3b2f1e4
     ssh=$(hex $'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n')
     nul=$(hex 'GE')00$(hex $'T /v1/health HTTP/1.1\r\nHost: x\r\n\r\n')
     space=$(hex $' GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n')
-    for c in tls binary ssh nul space; do
+    bad=
+    for c in tls client_hello binary ssh nul space; do
+        [ "$c" = client_hello ] && client_hello=$(client_hello)  # a whole one
         read -r secs status < <(first_answer "${!c}")
-        echo "$c: $secs s, $status"
-        [ "$status" = 400 ]
-        "$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) < 3)' "$secs"
-        # the service's JSON error (the SSH banner is a whole line:
-        # libmicrohttpd answers it itself)
-        [ "$c" = ssh ] || [ "$(jget error.code)" = bad_request ]
+        code=$(jget error.code 2>/dev/null || echo "(not JSON)")
+        echo "$c: $secs s, $status $code"
+        # the 400 comes well before the 30 s timeout; the service's JSON
+        # error (the SSH banner is a whole line: libmicrohttpd answers it)
+        "$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) < 3)' "$secs" &&
+            [ "$status" = 400 ] && { [ "$c" = ssh ] || [ "$code" = bad_request ]; } ||
+            bad+=" $c"
     done
+    echo "failed:${bad:- none}"
+    [ -z "$bad" ]
     # curl speaking TLS to the plain port fails at once, not after 30 s
     SECONDS=0
     run curl -sk --max-time 20 "https://127.0.0.1:$PORT/v1/health"
