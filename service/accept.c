@@ -102,7 +102,9 @@ static void drop(svc_accept *a, pending *p)
 }
 
 /* To libmicrohttpd, which closes the socket if it refuses it (its
- * per-address limit). */
+ * per-address limit).  Counted live until its MHD_CONNECTION_NOTIFY_CLOSED
+ * (a connection a worker then fails to set up, out of memory, is never
+ * started and stays counted: one slot fewer, not one more). */
 static void hand_on(svc_accept *a, pending *p)
 {
     unlink_pending(a, p);
