@@ -21,11 +21,13 @@
 #include <microhttpd.h>
 #include <sodium.h>
 
+#include "accept.h"
 #include "service.h"
 #include "store_pg.h"
 
 struct svc_http {
     struct MHD_Daemon *daemon;
+    svc_accept *accept;         /* accepts on fd, hands connections on */
     int fd;
     const svc_config *cfg;
     svc_writer *writer;
@@ -528,25 +530,37 @@ svc_http *svc_http_start(const svc_config *cfg, svc_writer *w,
     crypto_hash_sha256(h->token_hash, (const unsigned char *)token, token_len);
     snprintf(h->web_page, sizeof h->web_page, "%s", web_page ? web_page : "");
     h->fd = listen_on(cfg->listen, port, why, cap);
-    if (h->fd < 0) {
+    h->accept = h->fd < 0 ? NULL : svc_accept_new(cfg);
+    if (!h->accept) {
+        if (h->fd >= 0) {
+            snprintf(why, cap, "out of memory");
+            close(h->fd);
+        }
         free(h);
         return NULL;
     }
     h->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC,
+            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET,
         0, NULL, NULL, handler, h,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_conn,
+        /* the accept loop keeps to --max-connections (service/accept.c) */
+        MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(cfg->max_conn * cfg->threads),
         /* slowloris: one address cannot take every connection, and a
          * connection that sends nothing (or reads nothing) is closed */
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->max_per_ip,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->idle_timeout,
         MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+        MHD_OPTION_NOTIFY_CONNECTION, svc_accept_notify, h->accept,
         MHD_OPTION_END);
-    if (!h->daemon) {
+    int ok = h->daemon != NULL;
+    if (!ok)
         snprintf(why, cap, "cannot start the HTTP server on %s", cfg->listen);
+    else if (!(ok = !svc_accept_start(h->accept, h->fd, h->daemon, why, cap)))
+        MHD_stop_daemon(h->daemon);
+    if (!ok) {
+        svc_accept_free(h->accept);
         close(h->fd);
         free(h);
         return NULL;
@@ -557,14 +571,13 @@ svc_http *svc_http_start(const svc_config *cfg, svc_writer *w,
 void svc_http_drain(svc_http *h, double seconds)
 {
     atomic_store(&h->draining, 1);
-    MHD_socket fd = MHD_quiesce_daemon(h->daemon); /* no new connections */
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    svc_accept_stop(h->accept); /* no new connections */
     double end = now() + seconds;
     while (atomic_load(&h->in_flight) > 0 && now() < end) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(h->daemon);
+    svc_accept_free(h->accept);
     free(h);
 }
