@@ -514,21 +514,8 @@ static int look(runner *r, struct mpd_connection *c, const unsigned *mv,
 
 /* The player takes the queue in r->q as the user left it since the last
  * look (the snapshot): the list, "play next" inserts, the song MPD plays. */
-static void dbg(const runner *r, const char *what)
-{
-    if (!getenv("FS_MPD_DEBUG"))
-        return;
-    fprintf(stderr, "%s:", what);
-    for (size_t i = 0; i < r->q.n; i++)
-        fprintf(stderr, " %s%.*s%s", (long)i == r->q.current ? "*" : "",
-                (int)(strlen(r->q.s[i].uri) - 5), r->q.s[i].uri,
-                r->have_planned && r->planned == r->q.s[i].id ? "^" : "");
-    fputc('\n', stderr);
-}
-
 static void take(runner *r)
 {
-    dbg(r, "take");
     build_list(r);
     int fresh = r->p == NULL;
     if (fresh)
@@ -612,8 +599,6 @@ static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
         if (random_on || round == 8 || !plan(r, mv))
             break;
         mq_queue now;
-        if (getenv("FS_MPD_DEBUG"))
-            fprintf(stderr, "move %s -> %u\n", r->q.s[mv[1]].uri, mv[1]);
         int rc = look(r, c, mv, &now, why, cap);
         if (rc == -1)
             return -1;
@@ -626,8 +611,6 @@ static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
             continue;
         }
         int as_expected = same_queue(&r->q, &now);
-        if (!as_expected && getenv("FS_MPD_DEBUG"))
-            fprintf(stderr, "mismatch\n");
         if (!as_expected) { /* the user acted before the move ran */
             snapshot(r);
             r->after_move = 1;

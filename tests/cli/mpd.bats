@@ -296,11 +296,9 @@ distinct() { sort | uniq | wc -l; }
         for i in 7 8 9 10 11 12; do
             mpc -q insert "s$i.flac"; mpc -q next; now
         done
-        sleep 0.2 # then at a user's pace
         advance 5 # the rest of the cycle (6 + 6 songs)
         advance 1 # the next cycle's first
         { echo "round $round:"; tr '\n' ' ' < "$D/seq"; echo; } >&3
-        cat "$D/run.err"
         [ "$(sed -n 2,7p "$D/seq" | tr '\n' ' ')" = "s7.flac s8.flac s9.flac s10.flac s11.flac s12.flac " ]
         [ "$(head -n 12 "$D/seq" | distinct)" -eq 12 ]
         [ "$(sed -n 12p "$D/seq")" != "$(sed -n 13p "$D/seq")" ]
