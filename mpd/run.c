@@ -327,10 +327,10 @@ static void play_next(runner *r)
  * to the current one: each song it passed (and the current) is stepped
  * onto, on a copy that replaces the player only if every step fits --
  * the player's next, or a new entry (inserted after the song then
- * playing: "play next", and skipped to before this program saw it), or,
- * for the first song MPD reached, any song (MPD's next reached it before
- * this program placed one); those two play out of turn (fs_player_play:
- * the cycle goes on, not again in it).  A song of ours that MPD put there after it had moved on
+ * playing: "play next", and skipped to before this program saw it), or
+ * one other song (MPD's next reached it before this program placed one);
+ * those two play out of turn (fs_player_play: the cycle goes on, not
+ * again in it).  A song of ours that MPD put there after it had moved on
  * (after_move) is not one it passed.  Otherwise the current song is
  * followed as a pick (follow()). */
 static void walk(runner *r)
@@ -344,7 +344,7 @@ static void walk(runner *r)
         return; /* the song is gone, or MPD went back: follow() */
     fs_player *c;
     cli_check(fs_player_clone(r->p, &c), "state");
-    int steps = 0;
+    int odd = 0;
     for (size_t k = from + 1; k <= (size_t)cur; k++) {
         const mq_song *s = &r->q.s[k];
         if (r->after_move && s->id == r->moved && (long)k != cur)
@@ -353,13 +353,12 @@ static void walk(runner *r)
         int rc = FS_EINVAL;
         if (fs_player_peek(c, &got) == FS_OK && got == item)
             rc = fs_player_next(c, &got);
-        else if (is_new(r, s->id) || ((long)k == cur && steps == 0))
+        else if (is_new(r, s->id) || !odd++)
             rc = fs_player_play(c, item);
         if (rc != FS_OK) {
             fs_player_free(c);
             return;
         }
-        steps++;
     }
     fs_player_free(r->p);
     r->p = c;
@@ -555,27 +554,42 @@ static void take(runner *r)
  *
  * Why it is built this way.  MPD has no compare-and-set: another client's
  * command (an insert, next, previous, a pick, a delete) can run between
- * this program's look and its move, and the move's own idle event comes
- * back to it later, mixed with the user's.  So every look is one moment
- * of MPD's (status and queue in one command list) and the move is sent in
- * one command list with the look that follows it: that look is the queue
- * right after the move, exact.  If it is the queue expected (the look
- * before, with the move made), nothing came in between: it becomes the
- * snapshot and the state is saved; the idle event the move causes later
- * finds the queue equal to the snapshot (or differing only by what the
- * user did since) and changes nothing -- absorbed.  If it differs, the
- * user acted before the move ran: the expected queue becomes the snapshot
- * and the difference is the user's, taken like any other change -- an
- * insert after the current song now sits after the song just moved
- * (after_move: still "play next"); a next or a pick has made another song
- * current (walk()/follow()); a delete removed songs (the list); a move
- * refused because its song or place was deleted (-3) is looked at again.
+ * this program's look and its move; idle only says that something
+ * changed, so several of the user's commands may show as one difference;
+ * and the move's own idle event comes back later, mixed with the user's.
+ * So every look is one moment of MPD's (status and queue in one command
+ * list), the move is sent in one command list with the look that follows
+ * it (the queue right after the move, exact), and the player only ever
+ * takes the difference between a look and the snapshot (the last look,
+ * or the queue a move of ours was expected to give):
+ * - its own move, nothing else: the look after it is the queue expected;
+ *   it becomes the snapshot and the state is saved.  The idle event the
+ *   move causes later finds the queue equal to the snapshot: absorbed (no
+ *   step, no move, the same state).
+ * - a user's insert before the move ran: the look after it differs; the
+ *   expected queue becomes the snapshot and the inserted songs, now right
+ *   after the song just moved, are still "play next" (after_move); the
+ *   next round places them.  `mpc insert` adds at the end, then moves by
+ *   position: an event that appended songs makes no move (ours in between
+ *   would make its move take another song); its move is the next event.
+ * - next or previous (also before the move ran, also several at once):
+ *   another song is current.  Down the queue, walk() steps over what MPD
+ *   passed: the placed song (next), inserted songs skipped to (out of
+ *   turn, fs_player_play), one song reached before one was placed;
+ *   up, follow() steps back.  Songs inserted after the new current one are
+ *   "play next".  A move of ours that landed above the new current song
+ *   is not one MPD passed; the next round places the player's next again.
+ * - a pick by hand (anything walk() cannot explain): seek-item, a new
+ *   cycle from it (follow()).
+ * - a delete: the list changes (the cycle skips the song); a move refused
+ *   because its song or place is gone (-3): look again, the snapshot as
+ *   it was (nothing of ours ran).
+ * - MPD restarts: the connection drops; the next one starts from a look
+ *   without a snapshot (song ids are new): only follow().
  * The state is saved only after a look that needed no move or whose move
- * ran as expected, so it always describes the queue as MPD has it; an MPD
- * that restarts (new song ids) drops the connection, and the next one
- * starts from a fresh look without a snapshot (follow() only).  Bounded:
- * at most 8 moves per event (a user racing that long is followed at the
- * next event). */
+ * ran as expected (or after 8 rounds of a user racing each move: the last
+ * look, nothing placed until the next event), so it always describes the
+ * queue as MPD has it, and no difference is taken twice. */
 static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
                     char *why, size_t cap)
 {
