@@ -404,16 +404,15 @@ static int plan(runner *r, unsigned mv[2])
         return 0; /* one song: MPD's repeat mode replays it */
     unsigned to = cur < 0 ? 0 : (long)pos < cur ? (unsigned)cur
                                                  : (unsigned)cur + 1;
-    if (pos != to && r->appended) {
+    if (pos != to && r->appended && cur >= 0 && (size_t)cur + 1 < r->q.n) {
         /* not now: the user's client may be about to move what it just
          * added, by position (`mpc insert` adds at the end, then moves
          * from there to after the current song: a move of ours in
          * between would make it move another song); MPD plays the song
-         * after the current one if nothing else comes (walk() follows) */
-        if (cur >= 0 && (size_t)cur + 1 < r->q.n) {
-            r->planned = r->q.s[cur + 1].id;
-            r->have_planned = 1;
-        }
+         * after the current one if nothing else comes (walk() follows).
+         * With none after it, MPD would stop: placed now. */
+        r->planned = r->q.s[cur + 1].id;
+        r->have_planned = 1;
         return 0;
     }
     r->planned = r->q.s[pos].id;

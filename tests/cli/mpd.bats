@@ -5,8 +5,8 @@
 # orders of 3 songs while MPD's own shuffle (the control) is not; --spread
 # in the queue; --weights from stickers; errors; `run` playing cycles
 # with an edit, a "play next" insert, a pick by hand and restarts; inserts
-# and nexts sent back to back (no waiting for run); consume mode; MPD_HOST
-# a unix socket.
+# and nexts sent back to back (no waiting for run) or as one command list;
+# consume mode; MPD_HOST a unix socket.
 
 setup_file() {
     bats_require_minimum_version 1.5.0
@@ -178,6 +178,21 @@ start_run() { # args...: fairshuf mpd run in the background, placed once
     [ -s "$D/run/st" ]
 }
 distinct() { sort | uniq | wc -l; }
+mpd_list() { # command...: sent to MPD as one command list, which it runs as
+    # one request (fairshuf sees the commands as one change, whatever the timing)
+    python3 - "$MPD_PORT" "$@" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+f = s.makefile("rwb")
+f.readline()
+f.write(b"command_list_begin\n" + b"".join(c.encode() + b"\n" for c in sys.argv[2:]) + b"command_list_end\n")
+f.flush()
+line = f.readline()
+while line and not line.startswith((b"OK", b"ACK")):
+    line = f.readline()
+sys.exit(0 if line.startswith(b"OK") else 1)
+PY
+}
 
 @test "run: every song once per cycle, no repeat at the boundary, with a removal, an addition and a play-next insert" {
     rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
@@ -322,6 +337,33 @@ distinct() { sort | uniq | wc -l; }
         ! grep -q "reconnecting\|retrying" "$D/run.err"
         kill "$run_pid"; wait "$run_pid" || true; run_pid=
     done
+}
+
+@test "run: an insert and next seen as one change play the song out of turn; a song added and played last gets a next" {
+    # MPD runs each command list as one request: fairshuf's next look sees
+    # the insert and the next at once, every time.  The inserted song is
+    # current (MPD's order); fairshuf takes it as "play next" then next, not
+    # as a pick that starts a new cycle (which replays songs).
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    fill 1 2 3 4 5 6
+    start_run --seed=one
+    edit play; now
+    for i in 7 8 9; do
+        old=$(cat "$D/run/st"); mpd_list "addid s$i.flac +0" next; wait_state "$old"; now
+    done
+    advance 5 # the rest of the cycle (6 + 3 songs)
+    advance 1
+    tr '\n' ' ' < "$D/seq" >&3; echo >&3
+    [ "$(sed -n 2,4p "$D/seq" | tr '\n' ' ')" = "s7.flac s8.flac s9.flac " ]
+    [ "$(head -n 9 "$D/seq" | distinct)" -eq 9 ]
+    [ "$(sed -n 9p "$D/seq")" != "$(sed -n 10p "$D/seq")" ]
+    # a song added at the end and played at once (the last in the queue):
+    # the next song is placed after it (else MPD stops when it ends)
+    old=$(cat "$D/run/st"); mpd_list "add s10.flac" "play 9"; wait_state "$old"
+    [ "$(mpc current -f %file%)" = s10.flac ]
+    settle
+    pos=$(mpc current -f %position%)
+    [ -n "$(queue | sed -n "$((pos + 1))p")" ]
 }
 
 @test "run with MPD's consume mode: every song once in fairshuf's order, then the queue is empty" {
