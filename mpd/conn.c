@@ -172,23 +172,38 @@ static int read_weights(struct mpd_connection *c, const mq_opts *o,
     return bad ? -2 : 0;
 }
 
-int mq_read(struct mpd_connection *c, const mq_opts *o, mq_queue *q,
-            char *why, size_t cap)
+int mq_read(struct mpd_connection *c, const mq_opts *o, const unsigned *move,
+            mq_queue *q, char *why, size_t cap)
 {
     memset(q, 0, sizeof *q);
     q->current = -1;
-    struct mpd_status *st = mpd_run_status(c);
-    if (st == NULL) {
+    /* one command list: MPD runs it as one request, so the status, the
+     * queue (and the move before them) are one moment of MPD's */
+    if (!mpd_command_list_begin(c, true) ||
+        (move && !mpd_send_move_id(c, move[0], move[1])) ||
+        !mpd_send_status(c) || !mpd_send_list_queue_meta(c) ||
+        !mpd_command_list_end(c)) {
+        mq_error(c, why, cap);
+        return -1;
+    }
+    if (move && !mpd_response_next(c)) {
+        /* MPD refused the move (the song or the place is gone): the list
+         * stopped there, the connection is fine */
+        int server = mpd_connection_get_error(c) == MPD_ERROR_SERVER;
+        mq_error(c, why, cap);
+        return server && !mq_refused ? -3 : -1;
+    }
+    struct mpd_status *st = mpd_recv_status(c);
+    if (st == NULL || !mpd_response_next(c)) {
+        if (st)
+            mpd_status_free(st);
         mq_error(c, why, cap);
         return -1;
     }
     q->state = mpd_status_get_state(st);
     q->current = mpd_status_get_song_pos(st);
+    q->version = mpd_status_get_queue_version(st);
     mpd_status_free(st);
-    if (!mpd_send_list_queue_meta(c)) {
-        mq_error(c, why, cap);
-        return -1;
-    }
     size_t cap_s = 0;
     struct mpd_song *song;
     while ((song = mpd_recv_song(c)) != NULL) {

@@ -37,6 +37,7 @@ typedef struct mq_queue {
     size_t n;
     enum mpd_state state;
     int current;    /* position of the current song, -1: none */
+    unsigned version; /* MPD's queue version (changes with every edit) */
 } mq_queue;
 
 /* Connects, sends the password (--password-file, else MPD_HOST's).  NULL
@@ -47,12 +48,16 @@ struct mpd_connection *mq_connect(const mq_opts *o, char *why, size_t cap,
 /* "HOST:PORT" (or the socket path) the options name, for messages. */
 const char *mq_where(const mq_opts *o);
 
-/* Reads the status and the queue (with the spread tag and the weights):
- * 0; -1 with why[] set (the connection failed or MPD refused); -2 with
- * why[] naming a sticker that is not a weight (the queue is read, that
- * song has the default weight). */
-int mq_read(struct mpd_connection *c, const mq_opts *o, mq_queue *q,
-            char *why, size_t cap);
+/* Reads the status and the queue as one moment of MPD's (one command
+ * list), with the spread tag and the weights; move (NULL: none) = {song
+ * id, position}: first moves that song there, in the same list, so q is
+ * the queue right after that move.  0; -1 with why[] set (the connection
+ * failed or MPD refused); -2 with why[] naming a sticker that is not a
+ * weight (the queue is read, that song has the default weight); -3: MPD
+ * refused the move (no such song or position any more; nothing was read,
+ * the connection is usable). */
+int mq_read(struct mpd_connection *c, const mq_opts *o, const unsigned *move,
+            mq_queue *q, char *why, size_t cap);
 void mq_free(mq_queue *q);
 
 /* why[] <- MPD's error message; clears it if it can be cleared; sets

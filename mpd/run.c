@@ -48,6 +48,15 @@ typedef struct runner {
     size_t nprev;
     int have_planned, have_cur;
     unsigned planned, cur_id;
+    int after_move;      /* the snapshot is the queue expected after a move
+                          * of ours that MPD ran after the user's change */
+    unsigned moved;      /* that move's song */
+    int have_snap;       /* prev[] holds a look of this connection */
+    size_t appended;     /* songs at the end new since the last event */
+    unsigned *fresh;     /* their ids, kept for the next event, where */
+    size_t nfresh;       /* they still count as new (is_new()) */
+    unsigned *was_fresh;
+    size_t nwas_fresh;
     char *saved;         /* the state text last written */
     size_t saved_len;
     char warned[512];
@@ -272,11 +281,27 @@ static long prev_offset(const runner *r, unsigned id, int *found)
     return s ? s->off : 0;
 }
 
+/* A song not in the snapshot, or one added at the end at this event or
+ * the last (the user's client may have moved it since: `mpc insert`). */
+static int is_new(const runner *r, unsigned id)
+{
+    int found;
+    prev_offset(r, id, &found);
+    for (size_t i = 0; found && i < r->nwas_fresh; i++)
+        found = r->was_fresh[i] != id;
+    for (size_t i = 0; found && i < r->nfresh; i++)
+        found = r->fresh[i] != id;
+    return !found;
+}
+
 /* Songs the user put right after the current one since the last look
  * (new entries, or entries moved there -- not those that only slid up
  * because the song planned there moved further down): "play next".  One
  * song between the current and the planned one is always the user's pick
- * (moving it up or the planned song down by one gives the same queue). */
+ * (moving it up or the planned song down by one gives the same queue).
+ * After a move of ours that MPD ran after the user's insert (after_move),
+ * the inserted songs are right after the song moved: new entries there
+ * are the user's too. */
 static void play_next(runner *r)
 {
     long cur = r->q.current;
@@ -293,6 +318,50 @@ static void play_next(runner *r)
             return; /* where it was, or slid up: not the user's pick */
         cli_check(fs_player_queue(r->p, r->pos_item[k]), "queue");
     }
+    if (r->after_move && r->planned == r->moved && end == (size_t)cur + 1)
+        for (k = end + 1; k < r->q.n && is_new(r, r->q.s[k].id); k++)
+            cli_check(fs_player_queue(r->p, r->pos_item[k]), "queue");
+}
+
+/* MPD moved on, down the queue, from the song it played at the last look
+ * to the current one: each song it passed (and the current) is stepped
+ * onto, on a copy that replaces the player only if every step fits --
+ * the player's next, or a new entry (inserted after the song then
+ * playing: "play next", and skipped to before this program saw it), or
+ * one other song (MPD's next reached it before this program placed one);
+ * those two play out of turn (fs_player_play: the cycle goes on, not
+ * again in it).  A song of ours that MPD put there after it had moved on
+ * (after_move) is not one it passed.  Otherwise the current song is
+ * followed as a pick (follow()). */
+static void walk(runner *r)
+{
+    long cur = r->q.current;
+    size_t from = r->q.n;
+    for (size_t i = 0; i < r->q.n; i++)
+        if (r->q.s[i].id == r->cur_id)
+            from = i;
+    if (from == r->q.n || (long)from >= cur)
+        return; /* the song is gone, or MPD went back: follow() */
+    fs_player *c;
+    cli_check(fs_player_clone(r->p, &c), "state");
+    int odd = 0;
+    for (size_t k = from + 1; k <= (size_t)cur; k++) {
+        const mq_song *s = &r->q.s[k];
+        if (r->after_move && s->id == r->moved && (long)k != cur)
+            continue;
+        size_t item = r->pos_item[k], got;
+        int rc = FS_EINVAL;
+        if (fs_player_peek(c, &got) == FS_OK && got == item)
+            rc = fs_player_next(c, &got);
+        else if (is_new(r, s->id) || !odd++)
+            rc = fs_player_play(c, item);
+        if (rc != FS_OK) {
+            fs_player_free(c);
+            return;
+        }
+    }
+    fs_player_free(r->p);
+    r->p = c;
 }
 
 /* The song MPD plays is not the player's: step the player by what MPD
@@ -319,9 +388,11 @@ static void follow(runner *r, size_t ci)
     cli_check(fs_player_seek_item(r->p, ci), "seek-item");
 }
 
-/* Moves the player's next song right after the current one (to the top
- * when there is none). */
-static int plan(runner *r, struct mpd_connection *c, char *why, size_t cap)
+/* The player's next song goes right after the current one (to the top
+ * when there is none): 1 with mv = {its id, the position} when it must
+ * move (r->q becomes the queue as it will be after the move), 0 when it
+ * is there (or nothing can be played).  Sets planned. */
+static int plan(runner *r, unsigned mv[2])
 {
     r->have_planned = 0;
     size_t item;
@@ -333,26 +404,35 @@ static int plan(runner *r, struct mpd_connection *c, char *why, size_t cap)
         return 0; /* one song: MPD's repeat mode replays it */
     unsigned to = cur < 0 ? 0 : (long)pos < cur ? (unsigned)cur
                                                  : (unsigned)cur + 1;
-    if (pos != to) {
-        if (!mpd_run_move_id(c, r->q.s[pos].id, to)) {
-            mq_error(c, why, cap);
-            return -1;
-        }
-        /* the snapshot as MPD has it now */
-        mq_song s = r->q.s[pos];
-        if (pos < to)
-            memmove(&r->q.s[pos], &r->q.s[pos + 1], (to - pos) * sizeof s);
-        else
-            memmove(&r->q.s[to + 1], &r->q.s[to], (pos - to) * sizeof s);
-        r->q.s[to] = s;
-        if (cur >= 0 && (long)pos < cur)
-            r->q.current--;
+    if (pos != to && r->appended && cur >= 0 && (size_t)cur + 1 < r->q.n) {
+        /* not now: the user's client may be about to move what it just
+         * added, by position (`mpc insert` adds at the end, then moves
+         * from there to after the current song: a move of ours in
+         * between would make it move another song); MPD plays the song
+         * after the current one if nothing else comes (walk() follows).
+         * With none after it, MPD would stop: placed now. */
+        r->planned = r->q.s[cur + 1].id;
+        r->have_planned = 1;
+        return 0;
     }
-    r->planned = r->q.s[to].id;
+    r->planned = r->q.s[pos].id;
     r->have_planned = 1;
-    return 0;
+    if (pos == to)
+        return 0;
+    mv[0] = r->q.s[pos].id;
+    mv[1] = to;
+    mq_song s = r->q.s[pos];
+    if (pos < to)
+        memmove(&r->q.s[pos], &r->q.s[pos + 1], (to - pos) * sizeof s);
+    else
+        memmove(&r->q.s[to + 1], &r->q.s[to], (pos - to) * sizeof s);
+    r->q.s[to] = s;
+    if (cur >= 0 && (long)pos < cur)
+        r->q.current--;
+    return 1;
 }
 
+/* The last look, by id (what the next look is compared with). */
 static void snapshot(runner *r)
 {
     free(r->prev);
@@ -365,32 +445,81 @@ static void snapshot(runner *r)
         r->prev[i].off = (long)i - r->q.current;
     }
     qsort(r->prev, r->nprev, sizeof *r->prev, by_seen);
+    r->have_cur = r->q.current >= 0;
+    r->cur_id = r->q.current >= 0 ? r->q.s[r->q.current].id : 0;
+    r->have_snap = 1;
 }
 
-/* One look at MPD: the queue and what it plays; the player follows; the
- * next song is put in place; the state is saved.  -1: the connection
- * failed (why[] says why). */
-static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
-                    char *why, size_t cap)
+/* An event begins: the songs added at the end at the event before are
+ * was_fresh[] now. */
+static void next_event(runner *r)
 {
-    mq_free(&r->q);
-    int rc = mq_read(c, r->o, &r->q, why, cap);
-    if (rc == -1)
-        return -1;
+    unsigned *t = r->was_fresh;
+    r->was_fresh = r->fresh;
+    r->nwas_fresh = r->nfresh;
+    r->fresh = t;
+    r->nfresh = 0;
+    r->appended = 0;
+}
+
+/* A look: the songs at the end of the queue new since the snapshot join
+ * fresh[]; appended counts them (0 when every song is new: a first look
+ * or a queue replaced, nothing to wait for). */
+static void add_fresh(runner *r)
+{
+    size_t k = 0;
+    int found = 0;
+    while (r->have_snap && k < r->q.n) {
+        prev_offset(r, r->q.s[r->q.n - 1 - k].id, &found);
+        if (found)
+            break;
+        k++;
+    }
+    if (k == r->q.n)
+        return;
+    unsigned *f = realloc(r->fresh, (r->nfresh + k + 1) * sizeof *f);
+    if (f == NULL)
+        cli_die(CLI_FAIL, "memory exhausted");
+    r->fresh = f;
+    for (size_t i = 0; i < k; i++)
+        r->fresh[r->nfresh++] = r->q.s[r->q.n - 1 - i].id;
+    r->appended += k;
+}
+
+/* The same queue (entries in order) and the same song playing. */
+static int same_queue(const mq_queue *a, const mq_queue *b)
+{
+    if (a->n != b->n || a->current != b->current || a->state != b->state)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->s[i].id != b->s[i].id)
+            return 0;
+    return 1;
+}
+
+/* Reads MPD (after the move mv, if not NULL) into *q; warns once about a
+ * sticker that is not a weight.  mq_read()'s 0, -1, -3. */
+static int look(runner *r, struct mpd_connection *c, const unsigned *mv,
+                mq_queue *q, char *why, size_t cap)
+{
+    int rc = mq_read(c, r->o, mv, q, why, cap);
     if (rc == -2 && strcmp(why, r->warned) != 0) {
         note("%s (%s)", why, "the song gets the default weight");
         snprintf(r->warned, sizeof r->warned, "%s", why);
     }
-    if (r->q.n == 0) {
-        r->have_planned = 0;
-        return 0;
-    }
+    return rc == -2 ? 0 : rc;
+}
+
+/* The player takes the queue in r->q as the user left it since the last
+ * look (the snapshot): the list, "play next" inserts, the song MPD plays. */
+static void take(runner *r)
+{
     build_list(r);
     int fresh = r->p == NULL;
     if (fresh)
         open_player(r);
     int changed = 0;
-    rc = give_list(r, r->list, r->list_len, r->fp, &changed);
+    int rc = give_list(r, r->list, r->list_len, r->fp, &changed);
     if (rc == FS_ENOTFOUND)
         cli_die(CLI_FAIL, "%s: the queue changed and the copy of the list "
                 "the state was saved with is missing: cannot tell what was "
@@ -402,15 +531,109 @@ static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
     long cur = r->q.current;
     int playing = cur >= 0 && r->q.state != MPD_STATE_STOP &&
                   r->q.state != MPD_STATE_UNKNOWN;
-    if (playing && !fresh && r->have_planned && r->have_cur &&
-        r->cur_id == r->q.s[cur].id)
-        play_next(r);
+    if (playing && !fresh && r->have_cur) {
+        if (r->cur_id == r->q.s[cur].id) {
+            if (r->have_planned)
+                play_next(r);
+        } else {
+            walk(r);
+        }
+    }
     if (playing)
         follow(r, r->pos_item[cur]);
-    if (!random_on && plan(r, c, why, cap) != 0)
+    if (playing && !fresh && r->have_cur && r->cur_id != r->q.s[cur].id)
+        for (size_t k = (size_t)cur + 1; k < r->q.n && is_new(r, r->q.s[k].id);
+             k++) /* inserted after the song MPD moved on to */
+            cli_check(fs_player_queue(r->p, r->pos_item[k]), "queue");
+}
+
+/* One look at MPD after an event: the player takes what changed, the next
+ * song is put in place, the state is saved.  -1: the connection failed
+ * (why[] says why).
+ *
+ * Why it is built this way.  MPD has no compare-and-set: another client's
+ * command (an insert, next, previous, a pick, a delete) can run between
+ * this program's look and its move; idle only says that something
+ * changed, so several of the user's commands may show as one difference;
+ * and the move's own idle event comes back later, mixed with the user's.
+ * So every look is one moment of MPD's (status and queue in one command
+ * list), the move is sent in one command list with the look that follows
+ * it (the queue right after the move, exact), and the player only ever
+ * takes the difference between a look and the snapshot (the last look,
+ * or the queue a move of ours was expected to give):
+ * - its own move, nothing else: the look after it is the queue expected;
+ *   it becomes the snapshot and the state is saved.  The idle event the
+ *   move causes later finds the queue equal to the snapshot: absorbed (no
+ *   step, no move, the same state).
+ * - a user's insert before the move ran: the look after it differs; the
+ *   expected queue becomes the snapshot and the inserted songs, now right
+ *   after the song just moved, are still "play next" (after_move); the
+ *   next round places them.  `mpc insert` adds at the end, then moves by
+ *   position: an event that appended songs makes no move (ours in between
+ *   would make its move take another song); its move is the next event.
+ * - next or previous (also before the move ran, also several at once):
+ *   another song is current.  Down the queue, walk() steps over what MPD
+ *   passed: the placed song (next), inserted songs skipped to (out of
+ *   turn, fs_player_play), one song reached before one was placed;
+ *   up, follow() steps back.  Songs inserted after the new current one are
+ *   "play next".  A move of ours that landed above the new current song
+ *   is not one MPD passed; the next round places the player's next again.
+ * - a pick by hand (anything walk() cannot explain): seek-item, a new
+ *   cycle from it (follow()).
+ * - a delete: the list changes (the cycle skips the song); a move refused
+ *   because its song or place is gone (-3): look again, the snapshot as
+ *   it was (nothing of ours ran).
+ * - MPD restarts: the connection drops; the next one starts from a look
+ *   without a snapshot (song ids are new): only follow().
+ * The state is saved only after a look that needed no move or whose move
+ * ran as expected (or after 8 rounds of a user racing each move: the last
+ * look, nothing placed until the next event), so it always describes the
+ * queue as MPD has it, and no difference is taken twice. */
+static int sync_mpd(runner *r, struct mpd_connection *c, int random_on,
+                    char *why, size_t cap)
+{
+    mq_free(&r->q);
+    if (look(r, c, NULL, &r->q, why, cap) != 0)
         return -1;
-    r->have_cur = cur >= 0;
-    r->cur_id = cur >= 0 ? r->q.s[cur].id : 0;
+    r->after_move = 0;
+    next_event(r);
+    for (int round = 0;; round++) {
+        if (r->q.n == 0) {
+            r->have_planned = r->have_cur = 0;
+            return 0;
+        }
+        add_fresh(r);
+        take(r);
+        r->after_move = 0;
+        snapshot(r); /* taken: a look again compares with this */
+        unsigned mv[2];
+        int had = r->have_planned;
+        unsigned planned = r->planned;
+        if (random_on || round == 8 || !plan(r, mv))
+            break;
+        mq_queue now;
+        int rc = look(r, c, mv, &now, why, cap);
+        if (rc == -1)
+            return -1;
+        if (rc == -3) { /* not moved: the snapshot stays, look again */
+            r->have_planned = had;
+            r->planned = planned;
+            mq_free(&r->q);
+            if (look(r, c, NULL, &r->q, why, cap) != 0)
+                return -1;
+            continue;
+        }
+        int as_expected = same_queue(&r->q, &now);
+        if (!as_expected) { /* the user acted before the move ran */
+            snapshot(r);
+            r->after_move = 1;
+            r->moved = mv[0];
+        }
+        mq_free(&r->q);
+        r->q = now;
+        if (as_expected)
+            break;
+    }
     snapshot(r);
     save_state(r);
     return 0;
@@ -503,7 +726,8 @@ int mq_run(const mq_opts *o)
         if (down)
             note("MPD at %s: %s", where, "connected again");
         down = 0;
-        r.have_planned = r.have_cur = 0; /* song ids may be new */
+        r.have_planned = r.have_cur = r.have_snap = 0; /* new ids */
+        r.nfresh = r.nwas_fresh = 0;
         free(r.prev);
         r.prev = NULL;
         r.nprev = 0;

@@ -88,7 +88,7 @@ int mq_shuffle(const mq_opts *o)
     if (c == NULL)
         cli_die(CLI_FAIL, "MPD at %s: %s", mq_where(o), why);
     mq_queue q;
-    int rc = mq_read(c, o, &q, why, sizeof why);
+    int rc = mq_read(c, o, NULL, &q, why, sizeof why);
     if (rc != 0)
         cli_die(CLI_FAIL, "MPD at %s: %s", mq_where(o), why);
     if (q.n < 2) {

@@ -298,6 +298,18 @@ FS_API int fs_player_clone(const fs_player *p, fs_player **out);
  * fs_player_next(), FS_ENOMEM.  O(n) (the copy) plus next's cost. */
 FS_API int fs_player_peek(const fs_player *p, size_t *item);
 
+/* "It plays now": the player the front end drives (MPD) played item out
+ * of turn -- not the next (fs_player_peek()), e.g. a song the user
+ * inserted and skipped to before the front end saw the insert.  item
+ * becomes the current one as a queued item would (the cycle resumes
+ * after it; it is not played again in that cycle); if item is queued,
+ * that entry (its first) is the one played, and the other queued items
+ * keep their order.  Unlike fs_player_seek_item() no new cycle starts.
+ * FS_EINVAL for item >= n (nothing changes); FS_ERANGE, nothing changed,
+ * if item is not queued and FS_PLAYER_QUEUE_MAX items are; else as
+ * fs_player_next().  O(queue) plus next's cost. */
+FS_API int fs_player_play(fs_player *p, size_t item);
+
 /* The 64-bit tag of a field name that fs_player_create() keeps as `field`
  * (the state's order=spread-HEX16 / weights-HEX16): the first 8 bytes of
  * BLAKE2b-128 (unkeyed) of name, big-endian.  O(strlen(name)). */

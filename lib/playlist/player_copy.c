@@ -1,8 +1,9 @@
 /* player_copy.c -- a player's deep copy and a look at its next item
  * without stepping (what a player that drives another program needs: it
  * must tell that program the next song before it ends, and only step when
- * it is really played); the field tag and group numbers a front end gives
- * fs_player (<fairshuf/playlist.h>). */
+ * it is really played), and a song that other program played out of turn;
+ * the field tag and group numbers a front end gives fs_player
+ * (<fairshuf/playlist.h>). */
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,25 @@ int fs_spread_groups(size_t n, const char *const *text, const size_t *len,
     }
     free(r);
     return FS_OK;
+}
+
+int fs_player_play(fs_player *p, size_t item)
+{
+    if (p == NULL || p->n == 0 || item >= p->n)
+        return FS_EINVAL;
+    uint64_t id = p->lid[item];
+    size_t k = 0;
+    while (k < p->queue.len && p->queue.id[k] != id)
+        k++;
+    if (k == p->queue.len) { /* not queued: queued now, then moved first */
+        if (p->queue.len >= FS_PLAYER_QUEUE_MAX)
+            return FS_ERANGE;
+        if (fs__ids_push(&p->queue, id) != FS_OK)
+            return FS_ENOMEM;
+    }
+    /* that entry first: the next step plays it, the rest keep their order */
+    memmove(p->queue.id + 1, p->queue.id, k * sizeof *p->queue.id);
+    p->queue.id[0] = id;
+    size_t got;
+    return fs_player_next(p, &got);
 }

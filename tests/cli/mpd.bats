@@ -3,15 +3,17 @@
 # per test file on loopback, null output, short generated FLAC files):
 # shuffle gives `fairshuf playlist`'s order of the queue; uniform over the 6
 # orders of 3 songs while MPD's own shuffle (the control) is not; --spread
-# in the queue; --weights from stickers; errors; and `run` playing cycles
-# with an edit, a "play next" insert, a pick by hand and restarts.
+# in the queue; --weights from stickers; errors; `run` playing cycles
+# with an edit, a "play next" insert, a pick by hand and restarts; inserts
+# and nexts sent back to back (no waiting for run) or as one command list;
+# consume mode; MPD_HOST a unix socket.
 
 setup_file() {
     bats_require_minimum_version 1.5.0
     load mpd_server
     mpd_have || skip
     export D=$(mktemp -d)
-    mpd_music "$D" 9 20 3
+    mpd_music "$D" 12 20 3
     mpd_start "$D"
     echo "$MPD_PID" > "$D/mpd.pid"
     export MPD_HOST MPD_PORT MPD_DIR
@@ -35,7 +37,7 @@ setup() {
     # sanitizers; the clang build (CI's third pass) does not rerun it.
     ! readelf -p .comment "${FS_BIN:-build/fairshuf}" 2>/dev/null | grep -q clang ||
         skip "real players' tests do not rerun on the clang build"
-    mpc -q stop; mpc -q clear; mpc -q random off; mpc -q repeat off
+    mpc -q stop; mpc -q clear; mpc -q random off; mpc -q repeat off; mpc -q consume off
     MPD_PID=$(cat "$D/mpd.pid")
 }
 
@@ -143,14 +145,16 @@ fill() { local i; for i in "$@"; do mpc -q add "s$i.flac"; done; }
 
 # run's tests move MPD on with `next` (songs of 20 s never end by
 # themselves), each time once fairshuf has followed the last change (its
-# state changed), and record the song MPD plays then.
-wait_state() { # old state text: until the state differs (10 s at most),
-    # then until it has settled (the same for 0.5 s: fairshuf may save
-    # twice for one change, e.g. after the move MPD reports back to it)
-    local i last now k
-    for i in $(seq 200); do [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] && break; sleep 0.05; done
-    [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] || { echo "fairshuf did not follow:"; cat "$D/run.err"; return 1; }
-    last=$(cat "$D/run/st"); k=0
+# state changed: what a user's next command can count on), and record the
+# song MPD plays then.
+wait_state() { # old state text: until the state differs (10 s at most)
+    local i
+    for i in $(seq 200); do [ "$(cat "$D/run/st" 2>/dev/null)" != "$1" ] && return 0; sleep 0.05; done
+    echo "fairshuf did not follow:"; cat "$D/run.err"; return 1
+}
+settle() { # until the state stays the same for 0.5 s (10 s at most)
+    local i k=0 last now
+    last=$(cat "$D/run/st" 2>/dev/null)
     for i in $(seq 200); do
         sleep 0.05; now=$(cat "$D/run/st" 2>/dev/null)
         if [ "$now" = "$last" ]; then k=$((k + 1)); [ "$k" -ge 10 ] && return 0; else k=0; last=$now; fi
@@ -174,6 +178,21 @@ start_run() { # args...: fairshuf mpd run in the background, placed once
     [ -s "$D/run/st" ]
 }
 distinct() { sort | uniq | wc -l; }
+mpd_list() { # command...: sent to MPD as one command list, which it runs as
+    # one request (fairshuf sees the commands as one change, whatever the timing)
+    python3 - "$MPD_PORT" "$@" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+f = s.makefile("rwb")
+f.readline()
+f.write(b"command_list_begin\n" + b"".join(c.encode() + b"\n" for c in sys.argv[2:]) + b"command_list_end\n")
+f.flush()
+line = f.readline()
+while line and not line.startswith((b"OK", b"ACK")):
+    line = f.readline()
+sys.exit(0 if line.startswith(b"OK") else 1)
+PY
+}
 
 @test "run: every song once per cycle, no repeat at the boundary, with a removal, an addition and a play-next insert" {
     rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
@@ -286,4 +305,95 @@ distinct() { sort | uniq | wc -l; }
     tr '\n' ' ' < "$D/seq" >&3; echo "(moved $pick)" >&3
     [ "$(sed -n 3p "$D/seq")" = "$pick" ]
     [ "$(distinct < "$D/seq")" -eq 6 ]
+}
+
+@test "run: inserts and nexts back to back (no waiting for fairshuf): no insert lost, every song once in the cycle" {
+    # `mpc insert` (add at the end, then move after the current song by
+    # position) and `mpc next` at once, 6 times, then (once fairshuf has
+    # caught up) `next` at a user's pace, each once fairshuf has followed
+    # the one before: in the burst fairshuf's own moves and its events come
+    # in between anywhere.
+    # The 12 songs of the cycle (6 + the 6 inserted) play once each, the
+    # next cycle opens with another song, run never loses MPD.  How many
+    # inserted songs MPD played at their own `next` is printed: all, unless
+    # a `next` comes between a move of fairshuf's that MPD ran after the
+    # insert and the move that puts the insert back in front (then it plays
+    # one song later).
+    for round in 1 2 3; do
+        rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+        mpc -q stop; mpc -q clear; fill 1 2 3 4 5 6
+        start_run --seed=bb$round
+        edit play; now
+        for i in 7 8 9 10 11 12; do
+            mpc -q insert "s$i.flac"; mpc -q next; now
+        done
+        settle # once, before the part at a user's pace
+        advance 5 # the rest of the cycle (6 + 6 songs)
+        advance 1 || { cat "$D/run.err"; false; } # the next cycle's first
+        at=$(sed -n 2,7p "$D/seq" | paste - <(printf 's%d.flac\n' 7 8 9 10 11 12) | awk '$1 == $2' | wc -l)
+        { echo "round $round: $at of 6 at their next:"; tr '\n' ' ' < "$D/seq"; echo; } >&3
+        [ "$(head -n 12 "$D/seq" | distinct)" -eq 12 ]
+        [ "$(sed -n 12p "$D/seq")" != "$(sed -n 13p "$D/seq")" ]
+        ! grep -q "reconnecting\|retrying" "$D/run.err"
+        kill "$run_pid"; wait "$run_pid" || true; run_pid=
+    done
+}
+
+@test "run: an insert and next seen as one change play the song out of turn; a song added and played last gets a next" {
+    # MPD runs each command list as one request: fairshuf's next look sees
+    # the insert and the next at once, every time.  The inserted song is
+    # current (MPD's order); fairshuf takes it as "play next" then next, not
+    # as a pick that starts a new cycle (which replays songs).
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    fill 1 2 3 4 5 6
+    start_run --seed=one
+    edit play; now
+    for i in 7 8 9; do
+        old=$(cat "$D/run/st"); mpd_list "addid s$i.flac +0" next; wait_state "$old"; now
+    done
+    advance 5 # the rest of the cycle (6 + 3 songs)
+    advance 1
+    tr '\n' ' ' < "$D/seq" >&3; echo >&3
+    [ "$(sed -n 2,4p "$D/seq" | tr '\n' ' ')" = "s7.flac s8.flac s9.flac " ]
+    [ "$(head -n 9 "$D/seq" | distinct)" -eq 9 ]
+    [ "$(sed -n 9p "$D/seq")" != "$(sed -n 10p "$D/seq")" ]
+    # a song added at the end and played at once (the last in the queue):
+    # the next song is placed after it (else MPD stops when it ends)
+    old=$(cat "$D/run/st"); mpd_list "add s10.flac" "play 9"; wait_state "$old"
+    [ "$(mpc current -f %file%)" = s10.flac ]
+    settle
+    pos=$(mpc current -f %position%)
+    [ -n "$(queue | sed -n "$((pos + 1))p")" ]
+}
+
+@test "run with MPD's consume mode: every song once in fairshuf's order, then the queue is empty" {
+    # consume removes each song once the next starts: the player sees
+    # removals of songs it played (the cycle keeps them as played)
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    fill 1 2 3 4 5 6
+    mpc -q consume on
+    start_run --seed=co
+    edit play; now
+    advance 5
+    tr '\n' ' ' < "$D/seq" >&3; echo >&3
+    [ "$(distinct < "$D/seq")" -eq 6 ]
+    [ "$(queue)" = "$(tail -n 1 "$D/seq")" ] # the others consumed
+    mpc -q next
+    [ -z "$(queue)" ]
+}
+
+@test "MPD_HOST a unix socket: shuffle and run reach MPD there; a missing socket is named" {
+    sock=$MPD_DIR/socket
+    [ -S "$sock" ]
+    fill 3 1 4 5 9 2
+    queue > "$D/q.txt"
+    MPD_HOST=$sock "$B" mpd --seed=so shuffle
+    [ "$(queue)" = "$("$B" playlist "$D/q.txt" --seed=so)" ]
+    rm -rf "$D/run" "$D/seq"; mkdir "$D/run"; : > "$D/run.err"
+    MPD_HOST=$sock start_run --seed=so
+    edit play; now
+    advance 3
+    [ "$(distinct < "$D/seq")" -eq 4 ]
+    run -1 env MPD_HOST="$D/none.sock" "$B" mpd shuffle
+    [[ $output == "fairshuf: MPD at $D/none.sock: "* ]]
 }

@@ -1,7 +1,7 @@
 # mpd_server.bash -- a real MPD for a test: its own folder (mktemp), a null
 # audio output, loopback on a free port, its database, state and sticker
 # files there, and a music folder of short generated FLAC files with tags
-# (sox, metaflac).  Loaded by tests/cli/mpd.bats; needs mpd, mpc, sox and
+# (sox, metaflac); it listens on a unix socket too, MPD_DIR/socket.  Loaded by tests/cli/mpd.bats; needs mpd, mpc, sox and
 # metaflac (scripts/setup.sh test installs them).
 #
 #   mpd_music DIR N SECS [ARTISTS]  N songs sN.flac of SECS seconds; the
@@ -45,6 +45,7 @@ sticker_file "$MPD_DIR/sticker.sql"
 log_file "$MPD_DIR/log"
 log_level "verbose"
 bind_to_address "127.0.0.1"
+bind_to_address "$MPD_DIR/socket"
 port "$MPD_PORT"
 auto_update "no"
 restore_paused "yes"

@@ -2,7 +2,9 @@
  * (<fairshuf/playlist.h>): fs_player_clone (a copy that steps on its own),
  * fs_player_peek (next's item, the player unchanged: its saved state is
  * byte for byte the same), also after a queue, seek_item, a list change
- * and in spread mode; fs_player_field_tag (the state's order= tag) and
+ * and in spread mode; fs_player_play (a song played out of turn: current,
+ * the cycle goes on, nothing twice in it, the queue's order kept);
+ * fs_player_field_tag (the state's order= tag) and
  * fs_spread_groups (groups numbered in bytewise order of the values, as
  * `fairshuf playlist --spread` numbers them). */
 #include <stdarg.h>
@@ -117,6 +119,77 @@ static void clone_steps_alone(void **state)
     fs_player_free(p);
 }
 
+/* A song played out of turn mid-cycle: it is current, the cycle goes on
+ * (not a new one: every item once in it), the queue keeps its order. */
+static void play_out_of_turn(void **state)
+{
+    (void)state;
+    fs_player *p = player(12, FS_PLAYER_PLAIN, NULL);
+    int seen[12] = {0};
+    size_t x, cur, next;
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(fs_player_next(p, &x), FS_OK);
+        seen[x]++;
+    }
+    /* an item not played yet and not the next */
+    assert_int_equal(fs_player_peek(p, &next), FS_OK);
+    size_t pick = 0;
+    while (seen[pick] || pick == next)
+        pick++;
+    assert_int_equal(fs_player_play(p, pick), FS_OK);
+    assert_int_equal(fs_player_current(p, &cur), FS_OK);
+    assert_int_equal(cur, pick);
+    seen[pick]++;
+    for (int k = 0; k < 7; k++) { /* the rest of the cycle */
+        assert_int_equal(fs_player_next(p, &x), FS_OK);
+        seen[x]++;
+    }
+    for (size_t i = 0; i < 12; i++)
+        assert_int_equal(seen[i], 1);
+    /* two steps into the next cycle, then two unplayed items queued, q1
+     * then q2; q2 plays out of turn: q1 is still next, q2 not again */
+    memset(seen, 0, sizeof seen);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(fs_player_next(p, &x), FS_OK);
+        seen[x]++;
+    }
+    size_t q1 = 0, q2;
+    while (seen[q1])
+        q1++;
+    q2 = q1 + 1;
+    while (seen[q2])
+        q2++;
+    assert_int_equal(fs_player_queue(p, q1), FS_OK);
+    assert_int_equal(fs_player_queue(p, q2), FS_OK);
+    assert_int_equal(fs_player_play(p, q2), FS_OK);
+    assert_int_equal(fs_player_current(p, &cur), FS_OK);
+    assert_int_equal(cur, q2);
+    assert_int_equal(fs_player_next(p, &x), FS_OK);
+    assert_int_equal(x, q1);
+    seen[q1]++;
+    seen[q2]++;
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(fs_player_next(p, &x), FS_OK);
+        seen[x]++;
+    }
+    for (size_t i = 0; i < 12; i++)
+        assert_int_equal(seen[i], 1);
+    /* errors leave the state as it was */
+    char *before = saved(p);
+    assert_int_equal(fs_player_play(p, 12), FS_EINVAL);
+    for (int k = 0; k < FS_PLAYER_QUEUE_MAX; k++)
+        assert_int_equal(fs_player_queue(p, 1), FS_OK);
+    char *full = saved(p);
+    assert_int_equal(fs_player_play(p, 2), FS_ERANGE);
+    char *after = saved(p);
+    assert_string_equal(full, after);
+    assert_string_not_equal(before, full);
+    free(before);
+    free(full);
+    free(after);
+    fs_player_free(p);
+}
+
 static void field_tag(void **state)
 {
     (void)state;
@@ -150,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(peek_is_next),
         cmocka_unit_test(clone_steps_alone),
+        cmocka_unit_test(play_out_of_turn),
         cmocka_unit_test(field_tag),
         cmocka_unit_test(spread_groups),
     };
