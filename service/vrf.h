@@ -12,6 +12,7 @@
 
 #include "fairshuf/vrf.h"
 #include "service.h"
+#include "store_pg.h"
 
 /* ---- the key (vrf_key.c) -------------------------------------------- */
 /* Reads --vrf-key-file (NULL: none): 64 hex digits and a newline, as
@@ -106,6 +107,13 @@ int svc_vrf_pg_read_log(const char *url, int64_t id, uint64_t since,
 void svc_vrf_commitments_text(const svc_vrf_row *r, svc_buf *out);
 int svc_vrf_row_texts(svc_vrf_row *r, const char *commitments,
                       const char *seeds);
+
+/* fairshuf serve migrate (migrate_vrf.c): the SQLite file's vrf tables
+ * and logs into PostgreSQL, in the migration's open transaction; then
+ * refuses an id both kinds of table hold.  0, or -1 and *why. */
+struct sqlite3;
+int svc_migrate_vrf(struct sqlite3 *lite, PGconn *c, long *copied,
+                    long *kept, long *lines, char *why, size_t cap);
 
 /* ---- the writer's operations (vrf_table.c) ---------------------------- */
 typedef struct svc_vrf svc_vrf;

@@ -400,3 +400,37 @@ open(sys.argv[1] + ".bad", "w", encoding="utf-8").write("\n".join(l))' "$T/log.$
     [ "$v" = $((a + 1)) ]
     [ "$(pg_sql 'SELECT count(*) FROM fairshuf_vrf_tables')" = 1 ]
 }
+
+@test "serve migrate copies vrf tables into PostgreSQL with their ids and logs; dealing goes on there with the next hand; a second run copies nothing" {
+    pg_db
+    start_serve --vrf-key-file="$T/d.vrf-key"
+    pf=$(new_table holdem carol)
+    [ "$(api POST "/v1/tables/$pf/deals")" = 200 ]
+    v=$(open_vrf)
+    [ "$(api POST "/v1/tables/$v/client-seeds" '{"client_seeds":["alice","bob"]}')" = 200 ]
+    for n in 0 1 2; do [ "$(api POST "/v1/tables/$v/deals")" = 200 ]; done
+    get_log "$v"
+    kill "$SPID"; wait "$SPID"; SPID=
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "fairshuf serve migrate: 2 tables copied (7 log lines), 0 already there" ]
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    [ "$output" = "fairshuf serve migrate: 0 tables copied (0 log lines), 2 already there" ]
+    pg_serve 1 --vrf-key-file="$T/d.vrf-key"
+    URL=${URLS[1]}
+    curl -sf "$URL/v1/tables/$v/log" | cmp - "$T/log.$v"
+    [ "$(api POST "/v1/tables/$v/deals")" = 200 ]
+    [ "$(jget hand)" = 3 ]
+    [ "$(new_table holdem)" = 3 ]   # after the copied ids
+    curl -sf "$URL/v1/tables/$v/log" >"$T/pg.log"
+    run "$F" fair check --log="$T/pg.log" --public-key="$PK"
+    [ "$status" -eq 0 ]
+    [[ $output == "OK: 1 table, 4 hands"* ]]
+    # a vrf table whose log differs between the two stops the run
+    kill "${IPIDS[1]}"; wait "${IPIDS[1]}"; IPIDS=()
+    sqlite3 "$DB" "UPDATE log SET line = replace(line, '\"hand\":2', '\"hand\":2 ') WHERE table_id = $v AND seq = 3"
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    [ "$status" -eq 1 ]
+    [[ $output == *"different logs"* ]]
+}
