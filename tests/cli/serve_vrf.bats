@@ -434,3 +434,37 @@ open(sys.argv[1] + ".bad", "w", encoding="utf-8").write("\n".join(l))' "$T/log.$
     [ "$status" -eq 1 ]
     [[ $output == *"different logs"* ]]
 }
+
+@test "a vrf table on a full disk (small tmpfs): 507 JSON, and once space returns the next hand is the one after the last durable hand: no gap, the log honest, every answered hand in it" {
+    SMALL="$T/small"
+    mkdir "$SMALL"
+    if ! out=$(mount -t tmpfs -o size=1m tmpfs "$SMALL" 2>&1); then
+        SMALL=
+        skip "mount -t tmpfs refused here ($out): needs root in a system that allows mounts"
+    fi
+    DB="$SMALL/tables.db"
+    start_serve --vrf-key-file="$T/d.vrf-key"
+    id=$(open_vrf)
+    [ "$(api POST "/v1/tables/$id/client-seeds" '{"client_seeds":["alice","bob"]}')" = 200 ]
+    dd if=/dev/zero of="$SMALL/filler" bs=4k 2>/dev/null || true
+    truncate -s -96K "$SMALL/filler"
+    run "$LOAD" --port="$PORT" --token-file="$T/token" --tables="$id" --clients=4 \
+        --deals=2000 --seconds=60 --record="$T/answers"
+    echo "$output"
+    [[ ! $output == *"deals=0 "* ]]     # some hands were dealt,
+    [[ ! $output == *"errors=0 "* ]]    # then some were refused
+    call POST "/v1/tables/$id/deals"
+    code_is 507 storage_full
+    rm -f "$SMALL/filler"
+    [ "$(api POST "/v1/tables/$id/deals")" = 200 ]
+    n=$(jget hand)
+    cat "$T/body" >>"$T/answers"
+    get_log "$id"
+    [ "$(wc -l <"$T/log.$id")" -eq $((n + 2)) ]   # the table, hands 0..n: no gap
+    run "$F" fair check --log="$T/log.$id" --public-key="$PK"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run "$PY" "$BATS_TEST_DIRNAME/serve_vrf_answers.py" "$T/log.$id" "$T/answers" $((n + 1))
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
