@@ -71,6 +71,11 @@ static int fail(svc_error *e, sqlite3 *db, int rc)
     return -1;
 }
 
+int svc_store_sqlite_fail(svc_error *e, sqlite3 *db, int rc)
+{
+    return fail(e, db, rc);
+}
+
 static int step_done(svc_store *s, int i, svc_error *e)
 {
     int rc = sqlite3_step(s->st[i]);

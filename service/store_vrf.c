@@ -26,17 +26,7 @@ const char svc_vrf_sqlite_schema[] =
 
 static int fail(svc_error *e, sqlite3 *db, int rc)
 {
-    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
-        svc_health_corrupt(sqlite3_errmsg(db));
-        svc_health_refuse(e);
-    } else if (rc == SQLITE_FULL)
-        svc_error_set(e, 507, "storage_full",
-                      "the database's disk is full; nothing was written");
-    else
-        svc_error_set(e, 503, "storage_error",
-                      "the database failed (%s); nothing was written",
-                      sqlite3_errmsg(db));
-    return -1;
+    return svc_store_sqlite_fail(e, db, rc);
 }
 
 void svc_vrf_commitments_text(const svc_vrf_row *r, svc_buf *out)

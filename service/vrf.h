@@ -14,6 +14,8 @@
 #include "service.h"
 #include "store_pg.h"
 
+struct sqlite3;
+
 /* ---- the key (vrf_key.c) -------------------------------------------- */
 /* Reads --vrf-key-file (NULL: none): 64 hex digits and a newline, as
  * `fairshuf fair vrf-keygen` writes it, a regular file (no symlink) that
@@ -68,7 +70,9 @@ void svc_vrf_table_name(svc_vrf_row *r);
 /* The table's public state as a JSON object's fields (no braces). */
 void svc_vrf_row_json(const svc_vrf_row *r, svc_buf *out);
 
-/* The store's connections (store.c), for store_vrf*.c. */
+/* The store's connections (store.c), for store_vrf*.c, and the answer to
+ * a failed SQLite call (503, 507 storage_full, storage_corrupt). */
+int svc_store_sqlite_fail(svc_error *e, struct sqlite3 *db, int rc);
 struct sqlite3 *svc_store_sqlite(svc_store *s);
 struct svc_pg *svc_store_pg(svc_store *s);
 
@@ -111,7 +115,6 @@ int svc_vrf_row_texts(svc_vrf_row *r, const char *commitments,
 /* fairshuf serve migrate (migrate_vrf.c): the SQLite file's vrf tables
  * and logs into PostgreSQL, in the migration's open transaction; then
  * refuses an id both kinds of table hold.  0, or -1 and *why. */
-struct sqlite3;
 int svc_migrate_vrf(struct sqlite3 *lite, PGconn *c, long *copied,
                     long *kept, long *lines, char *why, size_t cap);
 

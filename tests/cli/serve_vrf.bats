@@ -180,7 +180,7 @@ open(sys.argv[1] + ".bad", "w", encoding="utf-8").write("\n".join(l))' "$T/log.$
     chmod 600 "$T/short.vrf-key"
     run "$F" serve --db="$DB" --token-file="$T/token" --listen=127.0.0.1:0 --vrf-key-file="$T/short.vrf-key"
     [ "$status" -eq 1 ]
-    [[ $output == *"not a VRF key"* ]]
+    [[ $output == *"the VRF key must be 64 hex digits on the first line"* ]]
     start_serve
     [ "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/v1/vrf-key")" = 404 ]
     [ "$(jget error.code)" = no_vrf_key ]
