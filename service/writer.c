@@ -377,9 +377,15 @@ static int lock_batch(svc_writer *w, svc_op *ops, svc_error *e)
     for (size_t i = 0; i < k; i++)
         if (!n || ids[n - 1] != ids[i])
             ids[n++] = ids[i];
-    /* the pf-2 rows, then the vrf rows: every instance in this order */
-    int rc = svc_store_lock(w->st, ids, n, e) ||
-             svc_vrf_store_lock(w->st, ids, n, e);
+    int rc = svc_store_lock(w->st, ids, n, e);
+    /* then the vrf rows (every instance in this order), of the ids not
+     * known as pf-2 tables: a pf-2 batch pays no second query */
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!svc_map_get(&w->cache, ids[i]))
+            ids[k++] = ids[i];
+    if (!rc)
+        rc = svc_vrf_store_lock(w->st, ids, k, e);
     free(ids);
     return rc;
 }
