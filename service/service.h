@@ -194,6 +194,8 @@ typedef struct svc_op {
     svc_error err;                       /* err.status 0: success */
     unsigned status;                     /* success status (200/201) */
     svc_buf reply;                       /* the JSON answer */
+    void *prep;                          /* the writer's: a vrf hand proven
+                                            before its turn (vrf_table.c) */
     struct svc_op *next;
 } svc_op;
 

@@ -127,6 +127,14 @@ void svc_vrf_free(svc_vrf *v);
  * is not a vrf table (the pf-2 path takes it), -1 a storage failure that
  * dooms the batch. */
 int svc_vrf_run(svc_vrf *v, svc_store *st, svc_op *op);
+/* Before a batch's operations run (its rows locked): the hands of its
+ * deals on vrf tables (ids not in pf2, the writer's pf-2 cache) numbered
+ * in batch order and proven on up to one thread per CPU (at most 8), the
+ * writer's among them; each deal's turn then takes its proof when the
+ * number is still the one due, else proves its hand itself.  Nothing is
+ * written here; a table refused or a failure leaves the turn to prove. */
+void svc_vrf_prepare(svc_vrf *v, svc_store *st, svc_op *ops,
+                     const svc_map *pf2);
 /* At the end of a batch: the work copies become the cached state, or are
  * dropped when the batch failed. */
 void svc_vrf_batch_end(svc_vrf *v, int failed);

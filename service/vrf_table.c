@@ -15,17 +15,40 @@
  * operation works on a copy that becomes the cached state only after the
  * batch commits.  On a shared database (PostgreSQL) the row, locked in the
  * batch, is read again at each batch. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vrf.h"
 
 typedef struct ventry {
     svc_vrf_row r, work;      /* committed state; state inside the batch */
     int in_batch;
+    uint64_t pending;         /* hands prepared for it in this batch */
     struct ventry *next_touched;
 } ventry;
+
+/* A hand proven before its turn in the batch (svc_vrf_prepare). */
+typedef struct vrf_job {
+    svc_op *op;
+    ventry *en;
+    int rc;
+    fs_vrf_record rec;
+} vrf_job;
+
+/* A thread's work space for fs_vrf_hand. */
+typedef struct prover {
+    vrf_job *jobs;
+    size_t njobs;
+    atomic_size_t *next;
+    fs_dealer dealer;
+    fs_deal deal;
+} prover;
+
+#define PROVERS_MAX 8
 
 struct svc_vrf {
     svc_map cache;            /* table id -> ventry */
@@ -34,6 +57,9 @@ struct svc_vrf {
     fs_dealer dealer;
     fs_deal deal;
     char line[FS_VRF_LINE_MAX + 1];
+    vrf_job *jobs;            /* the batch's prepared hands */
+    size_t cjobs;
+    prover *provers[PROVERS_MAX];
 };
 
 svc_vrf *svc_vrf_new(void)
@@ -46,6 +72,9 @@ void svc_vrf_free(svc_vrf *v)
     if (!v)
         return;
     svc_map_free(&v->cache, free);
+    free(v->jobs);
+    for (int i = 0; i < PROVERS_MAX; i++)
+        free(v->provers[i]);
     free(v);
 }
 
@@ -130,9 +159,9 @@ static void record_of(fs_vrf_record *rec, const svc_vrf_row *r,
     rec->nseeds = r->nseeds;
 }
 
-static int write_line(svc_vrf *v, svc_error *e)
+static int write_line(svc_vrf *v, const fs_vrf_record *rec, svc_error *e)
 {
-    int n = fs_vrf_record_write(&v->rec, v->line, sizeof v->line);
+    int n = fs_vrf_record_write(rec, v->line, sizeof v->line);
     if (n < 0)
         svc_error_set(e, 500, "internal", "a record the library refuses: %s",
                       fs_strerror(n));
@@ -169,7 +198,7 @@ static int op_open(svc_vrf *v, svc_store *st, svc_op *op)
     record_of(&v->rec, &r, FS_VRF_TABLE);
     memcpy(v->rec.commitments, r.commitments, sizeof r.commitments);
     /* a failure now leaves a row without its record: undo the batch */
-    if (write_line(v, &op->err) ||
+    if (write_line(v, &v->rec, &op->err) ||
         lookup(v, st, r.id, &en, &op->err) != 1 ||
         store_line(v, st, en, &op->err)) {
         if (!op->err.status)
@@ -234,17 +263,24 @@ static int op_deal(svc_vrf *v, svc_store *st, svc_op *op, ventry *en)
                       "hand", (long long)op->table, (long long)op->table);
         return 0;
     }
+    vrf_job *job = op->prep;  /* proven in advance (svc_vrf_prepare)? */
     fs_vrf_record *rec = &v->rec;
-    record_of(rec, w, FS_VRF_HAND);
-    memcpy(rec->client_seeds, w->seeds, sizeof rec->client_seeds);
-    rec->hand = w->next_hand;
-    int rc = fs_vrf_hand(svc_vrf_sk(), rec, &v->dealer, &v->deal);
+    int rc = FS_OK;
+    if (job && job->en == en && job->rc == FS_OK &&
+        job->rec.hand == w->next_hand)
+        rec = &job->rec;
+    else {
+        record_of(rec, w, FS_VRF_HAND);
+        memcpy(rec->client_seeds, w->seeds, sizeof rec->client_seeds);
+        rec->hand = w->next_hand;
+        rc = fs_vrf_hand(svc_vrf_sk(), rec, &v->dealer, &v->deal);
+    }
     if (rc != FS_OK) {
         svc_error_set(&op->err, 500, "internal", "the hand failed: %s",
                       fs_strerror(rc));
         return 0;
     }
-    if (write_line(v, &op->err))
+    if (write_line(v, rec, &op->err))
         return 0;
     w->next_hand = rec->hand + 1; /* used up with its record, no sooner */
     if (store_line(v, st, en, &op->err))
@@ -285,6 +321,77 @@ int svc_vrf_run(svc_vrf *v, svc_store *st, svc_op *op)
                       (long long)op->table);
         return 1;
     }
+}
+
+static void *prove_some(void *arg)
+{
+    prover *p = arg;
+    const uint8_t *sk = svc_vrf_sk();
+    for (size_t i; (i = atomic_fetch_add(p->next, 1)) < p->njobs;)
+        p->jobs[i].rc = fs_vrf_hand(sk, &p->jobs[i].rec, &p->dealer,
+                                    &p->deal);
+    return NULL;
+}
+
+void svc_vrf_prepare(svc_vrf *v, svc_store *st, svc_op *ops,
+                     const svc_map *pf2)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = 0, k = 0;
+    for (svc_op *op = ops; op; op = op->next)
+        n += op->kind == SVC_OP_DEAL && !svc_map_get(pf2, op->table);
+    if (!svc_vrf_sk() || n < 2 || cpus < 2)
+        return; /* one proof, or one core: no thread is worth starting */
+    if (n > v->cjobs) {
+        vrf_job *j = realloc(v->jobs, n * sizeof *j);
+        if (!j)
+            return; /* each hand is proven in its turn */
+        v->jobs = j;
+        v->cjobs = n;
+    }
+    /* numbers in the order of the batch, as the hands' turns will give
+     * them; a turn that finds another number proves its hand itself */
+    for (svc_op *op = ops; op; op = op->next) {
+        ventry *en = NULL;
+        svc_error e = {0};
+        if (op->kind != SVC_OP_DEAL || svc_map_get(pf2, op->table) ||
+            lookup(v, st, op->table, &en, &e) != 1 || key_ok(en, &e) ||
+            !en->work.has_seeds)
+            continue;
+        vrf_job *j = &v->jobs[k++];
+        j->op = op;
+        j->en = en;
+        record_of(&j->rec, &en->work, FS_VRF_HAND);
+        memcpy(j->rec.client_seeds, en->work.seeds,
+               sizeof j->rec.client_seeds);
+        j->rec.hand = en->work.next_hand + en->pending++;
+    }
+    atomic_size_t next = 0;
+    size_t threads = k < (size_t)cpus ? k : (size_t)cpus, started = 0;
+    pthread_t th[PROVERS_MAX];
+    if (threads > PROVERS_MAX)
+        threads = PROVERS_MAX;
+    for (size_t t = 0; t < threads; t++) {
+        if (!v->provers[t] && !(v->provers[t] = malloc(sizeof(prover))))
+            break;
+        v->provers[t]->jobs = v->jobs;
+        v->provers[t]->njobs = k;
+        v->provers[t]->next = &next;
+        if (t > 0 && pthread_create(&th[t], NULL, prove_some, v->provers[t]))
+            break;
+        started = t + 1;
+    }
+    if (started) /* the writer proves too; a thread not started: less help */
+        prove_some(v->provers[0]);
+    for (size_t t = 1; t < started; t++)
+        pthread_join(th[t], NULL);
+    for (size_t i = 0; i < k; i++) {
+        v->jobs[i].en->pending = 0;
+        if (!started)
+            v->jobs[i].rc = FS_EINVAL; /* not proven: its turn proves it */
+    }
+    for (size_t i = 0; i < k; i++) /* the array stays put until then */
+        v->jobs[i].op->prep = &v->jobs[i];
 }
 
 void svc_vrf_batch_end(svc_vrf *v, int failed)

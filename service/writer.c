@@ -395,6 +395,8 @@ static void run_batch(svc_writer *w, svc_op *ops)
     svc_error fatal = {0};
     int failed = svc_store_begin(w->st, &fatal) ||
                  lock_batch(w, ops, &fatal);
+    if (!failed) /* the batch's vrf hands proven at once, on every core */
+        svc_vrf_prepare(w->vrf, w->st, ops, &w->cache);
     for (svc_op *op = ops; op && !failed; op = op->next) {
         if (run_op(w, op)) {
             fatal = op->err;
