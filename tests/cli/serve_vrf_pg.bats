@@ -118,3 +118,19 @@ teardown() {
     [ "$status" -eq 1 ]
     [[ $output == *"different logs"* ]]
 }
+
+@test "serve migrate refuses an id that would name a pf-2 table in one database and a vrf table in the other, writing nothing" {
+    pg_db
+    pg_serve 1 --vrf-key-file="$T/d.vrf-key"
+    URL=${URLS[1]}
+    [ "$(open_vrf)" = 1 ]
+    kill "${IPIDS[1]}"; wait "${IPIDS[1]}"; IPIDS=()
+    start_serve
+    [ "$(new_table holdem alice)" = 1 ]
+    kill "$SPID"; wait "$SPID"; SPID=
+    run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"table id 1 would name a fairshuf-pf-2 table and a fairshuf-vrf-1 table: nothing written"* ]]
+    [ "$(pg_sql 'SELECT count(*) FROM fairshuf_tables')" = 0 ]
+}
