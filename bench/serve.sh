@@ -7,17 +7,23 @@
 # game-server process calling the CLI gets), in the same run, interleaved
 # (service, CLI, CLI x1, service, ...); prints each round, then medians
 # with min-max and the ratios.  docs/performance.md keeps the figures.
-#   bench/serve.sh [--clients=64] [--seconds=5] [--rounds=3] [--tables=64]
+# --vrf: instead of the CLI, the same service deals $tables fairshuf-vrf-1
+# tables (each hand proven under the service's VRF key, --vrf-key-file)
+# beside its $tables pf-2 tables, interleaved (pf-2, vrf, pf-2, ...); with
+# the service's CPU time per deal of each (/proc/PID/stat), whose
+# difference is what a proof costs the service per hand.
+#   bench/serve.sh [--clients=64] [--seconds=5] [--rounds=3] [--tables=64] [--vrf]
 # BUILD (default build) names the build folder: make all BUILD/tests/serve-load.
 set -euo pipefail
-clients=64 seconds=5 rounds=3 tables=64
+clients=64 seconds=5 rounds=3 tables=64 vrf=
 for a in "$@"; do
   case $a in
+  --vrf) vrf=1 ;;
   --clients=*) clients=${a#*=} ;;
   --seconds=*) seconds=${a#*=} ;;
   --rounds=*) rounds=${a#*=} ;;
   --tables=*) tables=${a#*=} ;;
-  *) echo "usage: $0 [--clients=N] [--seconds=S] [--rounds=R] [--tables=T]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--clients=N] [--seconds=S] [--rounds=R] [--tables=T] [--vrf]" >&2; exit 2 ;;
   esac
 done
 BUILD=${BUILD:-build}
@@ -32,8 +38,9 @@ chmod 600 "$tmp/token"
 token=$(cat "$tmp/token")
 
 # The service: one database, $tables tables with a client seed each.
+"$F" fair vrf-keygen --key-file="$tmp/bench.vrf-key" >/dev/null
 "$F" serve --db="$tmp/bench.db" --token-file="$tmp/token" --listen=127.0.0.1:0 \
-  --port-file="$tmp/port" >/dev/null &
+  --port-file="$tmp/port" --vrf-key-file="$tmp/bench.vrf-key" >/dev/null &
 spid=$!
 for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 port=$(cat "$tmp/port")
@@ -46,6 +53,61 @@ for t in $(seq 1 "$tables"); do
   ids+=("$id")
 done
 idlist=$(IFS=,; echo "${ids[*]}")
+
+if [ -n "$vrf" ]; then
+  # $tables vrf tables, two players each: commitments, then the seeds
+  vids=()
+  for t in $(seq 1 "$tables"); do
+    c1=$(printf %s "a-$t" | sha256sum | cut -c1-64)
+    c2=$(printf %s "b-$t" | sha256sum | cut -c1-64)
+    id=$(curl -sf -H "Authorization: Bearer $token" \
+      -d "{\"scheme\":\"fairshuf-vrf-1\",\"game\":\"holdem\",\"players\":2,\"commitments\":[\"$c1\",\"$c2\"]}" \
+      "http://127.0.0.1:$port/v1/tables" | sed 's/^{"table":\([0-9]*\),.*/\1/')
+    curl -sf -H "Authorization: Bearer $token" -d "{\"client_seeds\":[\"a-$t\",\"b-$t\"]}" \
+      "http://127.0.0.1:$port/v1/tables/$id/client-seeds" >/dev/null
+    vids+=("$id")
+  done
+  vidlist=$(IFS=,; echo "${vids[*]}")
+  cpu() { awk '{ print $14 + $15 }' "/proc/$spid/stat"; } # clock ticks
+  hz=$(getconf CLK_TCK)
+  run_on() { # TABLES -> "deals per_second p50_ms p99_ms cpu_ms_per_deal"
+    local c0 out
+    c0=$(cpu)
+    out=$("$LOAD" --port="$port" --token-file="$tmp/token" --tables="$1" \
+      --clients="$clients" --seconds="$seconds" |
+      sed -E 's/.*deals=([0-9]+) .*per_second=([0-9]+) p50_ms=([0-9.]+) p99_ms=([0-9.]+).*/\1 \2 \3 \4/')
+    echo "$out $(awk -v d="$(( $(cpu) - c0 ))" -v hz="$hz" -v n="${out%% *}" \
+      'BEGIN { printf "%.4f", n ? d * 1000 / hz / n : 0 }')"
+  }
+  echo "serve.sh --vrf: $clients clients, $tables pf-2 and $tables vrf tables (holdem, 2 players), ${seconds}s per run, $rounds rounds; $(nproc) CPUs"
+  echo "load before: $(uptime)"
+  for r in $(seq 1 "$rounds"); do
+    p=$(run_on "$idlist")
+    v=$(run_on "$vidlist")
+    echo "round $r: pf-2 deals/s=$(echo "$p" | cut -d' ' -f2) p99_ms=$(echo "$p" | cut -d' ' -f4) cpu_ms/deal=$(echo "$p" | cut -d' ' -f5) | vrf deals/s=$(echo "$v" | cut -d' ' -f2) p99_ms=$(echo "$v" | cut -d' ' -f4) cpu_ms/deal=$(echo "$v" | cut -d' ' -f5)"
+    echo "$p" >>"$tmp/pf2.txt"
+    echo "$v" >>"$tmp/vrf.txt"
+  done
+  echo "load after:  $(uptime)"
+  python3 - "$tmp/pf2.txt" "$tmp/vrf.txt" <<'PY'
+import statistics, sys
+p = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+v = [list(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+def med(rows, i, f):
+    x = [r[i] for r in rows]
+    return (f + " (" + f + "-" + f + ")") % (statistics.median(x), min(x), max(x))
+print("median (min-max) over %d rounds:" % len(p))
+for name, rows in (("pf-2", p), ("vrf ", v)):
+    print("  %s deals/s %s  p50 ms %s  p99 ms %s  service CPU ms/deal %s" % (
+        name, med(rows, 1, "%.0f"), med(rows, 2, "%.2f"), med(rows, 3, "%.2f"), med(rows, 4, "%.3f")))
+r = [b[1] / a[1] for a, b in zip(p, v) if a[1] > 0]
+d = [b[4] - a[4] for a, b in zip(p, v)]
+print("  ratio vrf / pf-2 deals/s: %.2f (%.2f-%.2f)" % (statistics.median(r), min(r), max(r)))
+print("  a proof's cost in the service (CPU ms per hand, vrf - pf-2): %.3f (%.3f-%.3f)" % (
+    statistics.median(d), min(d), max(d)))
+PY
+  exit 0
+fi
 
 # The CLI route: $clients workers, each on its own seed file and log,
 # one process per deal; latency from bash's clock around each process.

@@ -69,12 +69,72 @@ static int count_field(json_t *o, const char *key, unsigned dflt,
 
 /* POST /v1/tables: checks the game, players and decks (with the library's
  * own tables) before the writer opens the period. */
+/* "commitments" of a fairshuf-vrf-1 table: 1 to FS_VRF_SEATS_MAX SHA-256s
+ * (64 hex digits each) in seat order. */
+static int parse_commitments(json_t *o, svc_op *op, svc_error *e)
+{
+    json_t *c = json_object_get(o, "commitments");
+    if (!json_is_array(c) || json_array_size(c) < 1 ||
+        json_array_size(c) > FS_VRF_SEATS_MAX) {
+        svc_error_set(e, 400, "bad_commitments",
+                      "\"commitments\" must be an array of 1 to %d "
+                      "SHA-256s of the players' client seeds, in seat order",
+                      FS_VRF_SEATS_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(c); i++) {
+        json_t *h = json_array_get(c, i);
+        if (!json_is_string(h) || json_string_length(h) != 64 ||
+            strspn(json_string_value(h), "0123456789abcdefABCDEF") != 64 ||
+            fs_hex_decode(json_string_value(h), op->commitments[i], 32)) {
+            svc_error_set(e, 400, "bad_commitments",
+                          "commitment %zu is not 64 hex digits (a SHA-256)",
+                          i + 1);
+            return -1;
+        }
+    }
+    op->nseeds = json_array_size(c);
+    return 0;
+}
+
+/* "scheme": absent or fairshuf-pf-2 (a period table), fairshuf-vrf-1 (a
+ * vrf table: op->kind becomes SVC_OP_VRF_OPEN, "commitments" required
+ * and only there).  0, or -1 with e. */
+static int parse_scheme(json_t *o, svc_op *op, svc_error *e)
+{
+    json_t *s = json_object_get(o, "scheme");
+    if (s && (!json_is_string(s) ||
+              (strcmp(json_string_value(s), FS_FAIR_SCHEME) != 0 &&
+               strcmp(json_string_value(s), FS_VRF_SCHEME) != 0))) {
+        svc_error_set(e, 400, "bad_scheme", "\"scheme\" is \"" FS_FAIR_SCHEME
+                      "\" (the default) or \"" FS_VRF_SCHEME "\"");
+        return -1;
+    }
+    if (s && strcmp(json_string_value(s), FS_VRF_SCHEME) == 0) {
+        op->kind = SVC_OP_VRF_OPEN;
+        return parse_commitments(o, op, e);
+    }
+    if (json_object_get(o, "commitments")) {
+        svc_error_set(e, 400, "unknown_field", "unknown field 'commitments' "
+                      "(a " FS_FAIR_SCHEME " table has one server seed "
+                      "commitment of its own; commitments are for \"scheme\":"
+                      "\"" FS_VRF_SCHEME "\")");
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_open(const svc_buf *body, svc_op *op, svc_error *e)
 {
-    static const char *const keys[] = {"game", "players", "decks", NULL};
+    static const char *const keys[] = {"game", "players", "decks", "scheme",
+                                       "commitments", NULL};
     json_t *o = body_object(body, keys, 0, e);
     if (!o)
         return -1;
+    if (parse_scheme(o, op, e)) {
+        json_decref(o);
+        return -1;
+    }
     int rc = -1;
     json_t *g = json_object_get(o, "game");
     const fs_game *game = NULL;
@@ -139,6 +199,47 @@ static int parse_client_seed(const svc_buf *body, svc_op *op, svc_error *e)
     return rc;
 }
 
+/* POST /v1/tables/ID/client-seeds {"client_seeds":[S1,...]}: each a seed
+ * by the library's rule (no tab: seeds are joined by tabs in alpha). */
+static int parse_client_seeds(const svc_buf *body, svc_op *op, svc_error *e)
+{
+    static const char *const keys[] = {"client_seeds", NULL};
+    json_t *o = body_object(body, keys, 0, e);
+    if (!o)
+        return -1;
+    json_t *a = json_object_get(o, "client_seeds");
+    int rc = -1;
+    if (!json_is_array(a) || json_array_size(a) < 1 ||
+        json_array_size(a) > FS_VRF_SEATS_MAX)
+        svc_error_set(e, 400, "bad_client_seeds",
+                      "\"client_seeds\" must be an array of 1 to %d client "
+                      "seeds, in seat order", FS_VRF_SEATS_MAX);
+    else {
+        rc = 0;
+        for (size_t i = 0; !rc && i < json_array_size(a); i++) {
+            json_t *s = json_array_get(a, i);
+            const char *why = "not a string";
+            if (!json_is_string(s) ||
+                json_string_length(s) > FS_VRF_NAME_MAX ||
+                strlen(json_string_value(s)) != json_string_length(s) ||
+                !fs_fair_client_seed_ok(FS_FAIR_SCHEME, json_string_value(s),
+                                        &why)) {
+                svc_error_set(e, 400, "bad_client_seeds",
+                              "client seed %zu: %s (1 to %d bytes of UTF-8 "
+                              "without control characters)", i + 1,
+                              json_is_string(s) ? why : "not a string",
+                              FS_VRF_NAME_MAX);
+                rc = -1;
+            } else
+                memcpy(op->seeds[i], json_string_value(s),
+                       json_string_length(s) + 1);
+        }
+        op->nseeds = json_array_size(a);
+    }
+    json_decref(o);
+    return rc;
+}
+
 static int parse_empty(const svc_buf *body, svc_error *e)
 {
     static const char *const keys[] = {NULL};
@@ -152,6 +253,7 @@ int svc_parse_body(const svc_buf *body, svc_op *op, svc_error *e)
     switch (op->kind) {
     case SVC_OP_OPEN: return parse_open(body, op, e);
     case SVC_OP_CLIENT_SEED: return parse_client_seed(body, op, e);
+    case SVC_OP_VRF_SEEDS: return parse_client_seeds(body, op, e);
     default: return parse_empty(body, e);
     }
 }

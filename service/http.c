@@ -24,6 +24,7 @@
 #include "accept.h"
 #include "service.h"
 #include "store_pg.h"
+#include "vrf.h"
 
 struct svc_http {
     struct MHD_Daemon *daemon;
@@ -232,6 +233,8 @@ static const char *route_name(const char *rest)
         return "table";
     if (strcmp(rest, "client-seed") == 0)
         return "client_seed";
+    if (strcmp(rest, "client-seeds") == 0) /* a vrf table's (vrf.h) */
+        return "client_seeds";
     if (strcmp(rest, "deals") == 0 || strcmp(rest, "rotate") == 0 ||
         strcmp(rest, "log") == 0)
         return rest;
@@ -254,6 +257,8 @@ static int find_route(const char *url, route *r)
         *r = (route){"health", "GET", 0, 0};
     else if (strcmp(url, "/v1/games") == 0)
         *r = (route){"games", "GET", 0, 0};
+    else if (strcmp(url, "/v1/vrf-key") == 0)
+        *r = (route){"vrf_key", "GET", 0, 0};
     else if (strcmp(url, "/metrics") == 0)
         *r = (route){"metrics", "GET", 0, 0};
     else if (strcmp(url, "/verify") == 0 || strcmp(url, "/verify/") == 0)
@@ -265,9 +270,10 @@ static int find_route(const char *url, route *r)
             r->method = "GET";
         else {
             r->method = "POST";
-            r->kind = !strcmp(r->name, "deals")    ? SVC_OP_DEAL
-                      : !strcmp(r->name, "rotate") ? SVC_OP_ROTATE
-                                                   : SVC_OP_CLIENT_SEED;
+            r->kind = !strcmp(r->name, "deals")          ? SVC_OP_DEAL
+                      : !strcmp(r->name, "rotate")       ? SVC_OP_ROTATE
+                      : !strcmp(r->name, "client_seeds") ? SVC_OP_VRF_SEEDS
+                                                         : SVC_OP_CLIENT_SEED;
         }
     } else
         return 0;
@@ -307,6 +313,18 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
         svc_games_json(&b);
         return send_json(h, c, rq, r->name, 200, &b);
     }
+    if (!strcmp(r->name, "vrf_key")) { /* public: what players check with */
+        const uint8_t *pk = svc_vrf_pk();
+        if (!pk)
+            return fail(h, c, rq, r->name, 404, "no_vrf_key",
+                        "this service has no VRF key (it deals "
+                        "fairshuf-vrf-1 tables only with --vrf-key-file)%s",
+                        "");
+        svc_buf_str(&b, "{\"scheme\":\"" FS_VRF_SCHEME "\",\"public_key\":");
+        svc_buf_hex(&b, pk, 32);
+        svc_buf_str(&b, "}\n");
+        return send_json(h, c, rq, r->name, 200, &b);
+    }
     if (!strcmp(r->name, "metrics")) {
         svc_metrics_text(&b);
         return send_buf(h, c, rq, r->name, 200,
@@ -334,6 +352,12 @@ static enum MHD_Result answer(svc_http *h, struct MHD_Connection *c,
                                               last, &b, &e)
                     : log ? svc_pg_read_log(h->cfg->db, r->table, &b, &e)
                           : svc_read_table(h->cfg->db, r->table, &b, &e);
+        if (found == 0 && !log) /* not a pf-2 table: a vrf table? */
+            found = svc_vrf_read_table(h->cfg->db, r->table, &b, &e);
+        else if (found == 0 && svc_pg_url(h->cfg->db)) /* its own log */
+            found = svc_vrf_pg_read_log(h->cfg->db, r->table,
+                                        part ? since : 0, part ? last : 0,
+                                        &b, &e);
         if (found == 0)
             svc_error_set(&e, 404, "unknown_table", "no table %lld",
                           (long long)r->table);

@@ -70,7 +70,10 @@ int svc_log_open(const char *path, int64_t id, svc_log_stream **out,
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(s->db,
                                 "SELECT lines, (SELECT max(seq) FROM log WHERE"
-                                " table_id = ?1) FROM tables WHERE id = ?1",
+                                " table_id = ?1) FROM tables WHERE id = ?1"
+                                " UNION ALL SELECT lines, (SELECT max(seq)"
+                                " FROM log WHERE table_id = ?1) FROM"
+                                " vrf_tables WHERE id = ?1", /* vrf.h */
                                 -1, &head, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(s->db,

@@ -7,7 +7,7 @@
 
 static const char *const routes[] = {
     "health", "tables", "table", "client_seed", "deals", "rotate", "log",
-    "metrics", "verify", "games", "other",
+    "metrics", "verify", "games", "client_seeds", "vrf_key", "other",
 };
 #define NROUTES (sizeof routes / sizeof routes[0])
 static const unsigned statuses[] = {200, 201, 400, 401, 404, 405, 409,
@@ -47,7 +47,10 @@ void svc_metric_batch(size_t ops)
 
 void svc_metric_event(svc_op_kind kind)
 {
-    atomic_fetch_add(&events[kind], 1);
+    /* a vrf table's open and seeds count with the pf-2 ones */
+    atomic_fetch_add(&events[kind == SVC_OP_VRF_OPEN    ? SVC_OP_OPEN
+                             : kind == SVC_OP_VRF_SEEDS ? SVC_OP_CLIENT_SEED
+                                                        : kind], 1);
 }
 
 void svc_metrics_text(svc_buf *o)

@@ -23,12 +23,14 @@
 #include "seal.h"
 #include "service.h"
 #include "store_pg.h"
+#include "vrf.h"
 
 static const char usage_text[] =
     "Usage: fairshuf serve migrate --from=FILE --to=URL --seed-key-file=F\n"
     "                              [--old-seed-key-file=F]\n"
     "Copies every table of the SQLite database FILE (its period, with the\n"
-    "server seed, and its whole log) into the PostgreSQL database URL\n"
+    "server seed, or a fairshuf-vrf-1 table's row; and its whole log) into\n"
+    "the PostgreSQL database URL\n"
     "(postgresql://...), with the same table ids, in one transaction.\n"
     "Tables already there with the same log are left alone, so running it\n"
     "again copies only what is new; a table whose log differs between the\n"
@@ -235,11 +237,14 @@ static int migrate(const char *from, const char *to, char *why, size_t cap,
         snprintf(why, cap, "%s: %s", from, sqlite3_errmsg(m->lite));
         bad = 1;
     }
+    if (!bad) /* the fairshuf-vrf-1 tables (migrate_vrf.c) */
+        bad = svc_migrate_vrf(m->lite, m->pg, &m->copied, &m->kept,
+                              &m->lines, why, cap) != 0;
     if (!bad) { /* new tables continue after the copied ids */
         PGresult *r = PQexec(
             m->pg, "SELECT setval(pg_get_serial_sequence('fairshuf_tables',"
                    " 'id'), greatest((SELECT max(id) FROM fairshuf_tables),"
-                   " 1)); COMMIT");
+                   " (SELECT max(id) FROM fairshuf_vrf_tables), 1)); COMMIT");
         bad = pg_ok(r, "committing the copy", why, cap, m->pg);
         PQclear(r);
     }

@@ -51,6 +51,11 @@ static const char usage_text[] =
     "      --old-seed-key-file=F  the key being rotated out: seeds sealed\n"
     "                         under it still open and are sealed again\n"
     "                         under --seed-key-file\n"
+    "      --vrf-key-file=F   the VRF key of fairshuf-vrf-1 tables (64 hex\n"
+    "                         digits and a newline, owner-only: 'fairshuf\n"
+    "                         fair vrf-keygen --key-file=F'); without it\n"
+    "                         such tables are refused (409 no_vrf_key) and\n"
+    "                         GET /v1/vrf-key answers 404\n"
     "      --instance-id=NAME this instance's name in /metrics, /v1/health\n"
     "                         and its messages (default: the host name)\n"
     "      --help             display this help and exit\n"
@@ -59,6 +64,9 @@ static const char usage_text[] =
     "API (docs/service.md): GET /v1/health, GET /v1/games,\n"
     "POST /v1/tables {\"game\",\n"
     "\"players\",\"decks\"}, POST /v1/tables/ID/client-seed {\"client_seed\"},\n"
+    "POST /v1/tables {\"scheme\":\"" FS_VRF_SCHEME "\",\"game\",\"commitments\":[..]}\n"
+    "and POST /v1/tables/ID/client-seeds {\"client_seeds\":[..]} (a vrf table:\n"
+    "each deal's answer carries its proven hand record), GET /v1/vrf-key,\n"
     "POST /v1/tables/ID/deals, POST /v1/tables/ID/rotate, GET /v1/tables/ID,\n"
     "GET /v1/tables/ID/log (what 'fairshuf fair check --log' reads),\n"
     "GET /metrics, GET /verify.  Errors: {\"error\":{\"code\",\"message\"}}.\n"
@@ -85,7 +93,7 @@ int cmd_serve(int argc, char **argv)
 {
     enum { OPT_DB = 256, OPT_TOKEN, OPT_LISTEN, OPT_PORT_FILE, OPT_WEB,
            OPT_BODY, OPT_CONN, OPT_BATCH, OPT_SYNC, OPT_THREADS, OPT_PER_IP,
-           OPT_IDLE, OPT_KEY, OPT_OLD_KEY, OPT_INSTANCE };
+           OPT_IDLE, OPT_KEY, OPT_OLD_KEY, OPT_INSTANCE, OPT_VRF_KEY };
     static const struct option opts[] = {
         {"db", required_argument, NULL, OPT_DB},
         {"token-file", required_argument, NULL, OPT_TOKEN},
@@ -102,6 +110,7 @@ int cmd_serve(int argc, char **argv)
         {"seed-key-file", required_argument, NULL, OPT_KEY},
         {"old-seed-key-file", required_argument, NULL, OPT_OLD_KEY},
         {"instance-id", required_argument, NULL, OPT_INSTANCE},
+        {"vrf-key-file", required_argument, NULL, OPT_VRF_KEY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
@@ -150,6 +159,7 @@ int cmd_serve(int argc, char **argv)
         case OPT_KEY: cfg.seed_key_file = optarg; break;
         case OPT_OLD_KEY: cfg.old_seed_key_file = optarg; break;
         case OPT_INSTANCE: cfg.instance_id = optarg; break;
+        case OPT_VRF_KEY: cfg.vrf_key_file = optarg; break;
         case 'h': cli_help("serve", usage_text);
         case 'V': cli_version("serve");
         default: cli_bad_option("serve");

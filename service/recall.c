@@ -24,7 +24,9 @@ static int sqlite_range(const char *path, int64_t id, uint64_t since,
         rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     }
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "SELECT lines FROM tables WHERE id = ?1",
+        rc = sqlite3_prepare_v2(db, "SELECT lines FROM tables WHERE id = ?1"
+                                    " UNION ALL SELECT lines FROM vrf_tables"
+                                    " WHERE id = ?1", /* vrf.h */
                                 -1, &q, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, id);

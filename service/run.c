@@ -17,6 +17,7 @@
 #include "outfile.h"
 #include "seal.h"
 #include "service.h"
+#include "vrf.h"
 
 static const char *named; /* --instance-id, in every message */
 
@@ -228,6 +229,12 @@ int svc_run(const svc_config *cfg)
         msg("%s%s", why, "");
         return 1;
     }
+    if (svc_vrf_key_init(cfg->vrf_key_file, why, sizeof why)) {
+        msg("%s%s", why, "");
+        svc_seal_free();
+        svc_vrf_key_free();
+        return 1;
+    }
     mode_t mask = umask(077); /* the database, -wal, -shm: owner-only */
     int lock = pg ? -1 : claim_db(cfg->db);
     if (lock >= 0 && own_side_files(cfg->db)) {
@@ -236,6 +243,7 @@ int svc_run(const svc_config *cfg)
     }
     if (lock < 0 && !pg) {
         svc_seal_free();
+        svc_vrf_key_free();
         return 1;
     }
     if (!pg && svc_db_quick_check(cfg->db, why, sizeof why)) {
@@ -244,6 +252,7 @@ int svc_run(const svc_config *cfg)
                 cfg->db, why);
         close(lock);
         svc_seal_free();
+        svc_vrf_key_free();
         return 1;
     }
     svc_store *st = svc_store_open(cfg->db, cfg->sync_normal, why, sizeof why);
@@ -252,6 +261,7 @@ int svc_run(const svc_config *cfg)
         if (lock >= 0)
             close(lock);
         svc_seal_free();
+        svc_vrf_key_free();
         return 1;
     }
     umask(mask);
@@ -262,6 +272,7 @@ int svc_run(const svc_config *cfg)
         if (lock >= 0)
             close(lock);
         svc_seal_free();
+        svc_vrf_key_free();
         return 1;
     }
     web_page(cfg, page, sizeof page);
@@ -293,5 +304,6 @@ int svc_run(const svc_config *cfg)
     if (lock >= 0)
         close(lock);             /* after SQLite's own descriptors */
     svc_seal_free();
+    svc_vrf_key_free();
     return status;
 }

@@ -21,9 +21,11 @@ typedef struct key {
 static key *keys;            /* [0] current, [1] old; NULL: no key */
 static int nkeys;
 
-static int read_key(const char *path, key *out, char *why, size_t cap)
+int svc_key_file_read(const char *path, const char *what, const char *hint,
+                      uint8_t out[32], char *why, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st)) {
         snprintf(why, cap, "%s: %s", path, strerror(errno));
@@ -32,29 +34,35 @@ static int read_key(const char *path, key *out, char *why, size_t cap)
         return -1;
     }
     if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
-        snprintf(why, cap, "%s: %s", path,
+        snprintf(why, cap, "%s: %s file is %s", path, what,
                  !S_ISREG(st.st_mode)
-                     ? "the seed key file is not a regular file"
-                     : "the seed key file is open to its group or others "
-                       "(chmod 600)");
+                     ? "not a regular file"
+                     : "open to its group or others (chmod 600)");
         close(fd);
         return -1;
     }
     char text[80] = {0};
     ssize_t n = read(fd, text, sizeof text - 1);
+    int err = errno;
     close(fd);
     if (n < 0) {
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        snprintf(why, cap, "%s: %s", path, strerror(err));
         return -1;
     }
     text[strcspn(text, "\r\n")] = '\0';
-    int bad = strlen(text) != 64 || fs_hex_decode(text, out->k, 32) != FS_OK;
+    int bad = strlen(text) != 64 || fs_hex_decode(text, out, 32) != FS_OK;
     sodium_memzero(text, sizeof text);
-    if (bad) {
-        snprintf(why, cap, "%s: the seed key must be 64 hex digits on the "
-                           "first line (openssl rand -hex 32)", path);
+    if (bad)
+        snprintf(why, cap, "%s: %s must be 64 hex digits on the first line "
+                           "(%s)", path, what, hint);
+    return bad ? -1 : 0;
+}
+
+static int read_key(const char *path, key *out, char *why, size_t cap)
+{
+    if (svc_key_file_read(path, "the seed key", "openssl rand -hex 32",
+                          out->k, why, cap))
         return -1;
-    }
     uint8_t h[32];
     crypto_hash_sha256_state s;
     crypto_hash_sha256_init(&s);

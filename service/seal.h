@@ -25,6 +25,14 @@ void svc_seal_free(void);
 /* 1 when a key was given. */
 int svc_seal_on(void);
 
+/* A 32-byte key from a file of 64 hex digits on its first line, which
+ * must be a regular file (not a symbolic link; a FIFO is refused at once)
+ * that only its owner may read or write; `what` names the key in the
+ * messages ("the seed key"), `hint` says how to make one.  0, or -1 and
+ * *why ("FILE: reason").  Used for --seed-key-file and --vrf-key-file. */
+int svc_key_file_read(const char *path, const char *what, const char *hint,
+                      uint8_t out[32], char *why, size_t cap);
+
 /* The stored form of seed: sealed under the current key (SVC_SEALED_LEN
  * bytes) or, with no key, the 32 bytes as they are.  Returns the length
  * written to out. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "fairshuf/cards.h"
+#include "fairshuf/vrf.h"
 
 /* ---- configuration (service/options.c fills it) --------------------- */
 typedef struct svc_config {
@@ -30,6 +31,7 @@ typedef struct svc_config {
     const char *seed_key_file;     /* NULL, or the at-rest key (seal.h) */
     const char *old_seed_key_file; /* NULL, or the key being rotated out */
     const char *instance_id;       /* NULL: the host's name */
+    const char *vrf_key_file;      /* NULL, or the VRF key (vrf.h) */
 } svc_config;
 
 /* fairshuf serve migrate (service/migrate.c): argv[0] is "migrate". */
@@ -171,7 +173,8 @@ void svc_map_free(svc_map *m, void (*free_val)(void *));
 
 /* ---- the writer: one thread, group commit (service/writer.c) -------- */
 typedef enum svc_op_kind {
-    SVC_OP_OPEN, SVC_OP_CLIENT_SEED, SVC_OP_DEAL, SVC_OP_ROTATE
+    SVC_OP_OPEN, SVC_OP_CLIENT_SEED, SVC_OP_DEAL, SVC_OP_ROTATE,
+    SVC_OP_VRF_OPEN, SVC_OP_VRF_SEEDS  /* fairshuf-vrf-1 (vrf.h) */
 } svc_op_kind;
 
 typedef struct svc_op {
@@ -180,6 +183,9 @@ typedef struct svc_op {
     char game[32];                       /* OPEN */
     unsigned players, decks;             /* OPEN */
     char client_seed[FS_FAIR_CLIENT_SEED_MAX + 1]; /* CLIENT_SEED */
+    size_t nseeds;                       /* VRF_OPEN, VRF_SEEDS */
+    uint8_t commitments[FS_VRF_SEATS_MAX][32];      /* VRF_OPEN */
+    char seeds[FS_VRF_SEATS_MAX][FS_VRF_NAME_MAX + 1]; /* VRF_SEEDS */
     /* results, set by the writer */
     void (*done)(struct svc_op *op);     /* called by the writer when the
                                             batch ended (committed or not);
@@ -188,6 +194,8 @@ typedef struct svc_op {
     svc_error err;                       /* err.status 0: success */
     unsigned status;                     /* success status (200/201) */
     svc_buf reply;                       /* the JSON answer */
+    void *prep;                          /* the writer's: a vrf hand proven
+                                            before its turn (vrf_table.c) */
     struct svc_op *next;
 } svc_op;
 

@@ -15,6 +15,7 @@
 #include "seal.h"
 #include "service.h"
 #include "store_pg.h"
+#include "vrf.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS tables("
@@ -70,6 +71,11 @@ static int fail(svc_error *e, sqlite3 *db, int rc)
     return -1;
 }
 
+int svc_store_sqlite_fail(svc_error *e, sqlite3 *db, int rc)
+{
+    return fail(e, db, rc);
+}
+
 static int step_done(svc_store *s, int i, svc_error *e)
 {
     int rc = sqlite3_step(s->st[i]);
@@ -115,6 +121,8 @@ svc_store *svc_store_open(const char *path, int sync_normal, char *why,
     rc = sqlite3_exec(s->db, pragmas, NULL, NULL, &msg);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, schema, NULL, NULL, &msg);
+    if (rc == SQLITE_OK) /* vrf.h: an older database gains vrf_tables */
+        rc = sqlite3_exec(s->db, svc_vrf_sqlite_schema, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         snprintf(why, cap, "%s", msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
@@ -432,6 +440,16 @@ int svc_read_table(const char *path, int64_t id, svc_buf *out, svc_error *e)
 }
 
 /* ---- what only a shared database needs ----------------------------- */
+
+sqlite3 *svc_store_sqlite(svc_store *s)
+{
+    return s->db;
+}
+
+svc_pg *svc_store_pg(svc_store *s)
+{
+    return s->pg;
+}
 
 int svc_store_shared(const svc_store *s)
 {

@@ -20,6 +20,7 @@
 
 #include "seal.h"
 #include "store_pg.h"
+#include "vrf.h"
 
 #define SCHEMA_VERSION "fairshuf-serve-1"
 
@@ -44,6 +45,7 @@ static const char schema[] =
     " table_id BIGINT NOT NULL REFERENCES fairshuf_tables(id),"
     " seq BIGINT NOT NULL CHECK (seq >= 0), line TEXT NOT NULL,"
     " PRIMARY KEY(table_id, seq));"
+    SVC_VRF_PG_SCHEMA /* vrf.h: an older database gains two empty tables */
     "COMMIT;";
 
 #define COLS "id, scheme, game, players, decks, server_seed, commitment," \
@@ -345,6 +347,16 @@ static int ensure_tx(svc_pg *pg, svc_error *e)
         return -1;
     pg->in_tx = 1;
     return 0;
+}
+
+PGconn *svc_pg_tx(svc_pg *pg, svc_error *e)
+{
+    return ensure_tx(pg, e) ? NULL : pg->c;
+}
+
+int svc_pg_failed(PGconn *c, const PGresult *r, svc_error *e)
+{
+    return fail(c, r, e);
 }
 
 static int hex_field(const PGresult *r, int i, int col, uint8_t *out,
@@ -798,6 +810,11 @@ static PGconn *take(const char *url, svc_error *e)
     return c;
 }
 
+PGconn *svc_pg_take(const char *url, svc_error *e)
+{
+    return take(url, e);
+}
+
 static void give(PGconn *c)
 {
     pthread_mutex_lock(&pool_mu);
@@ -935,4 +952,9 @@ int svc_pg_read_range(const char *url, int64_t id, uint64_t since,
     PQclear(r);
     give(c);
     return rc;
+}
+
+void svc_pg_give(PGconn *c)
+{
+    give(c);
 }

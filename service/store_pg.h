@@ -49,4 +49,14 @@ int svc_pg_read_range(const char *url, int64_t id, uint64_t since,
 /* 1 when the database answers a query now (GET /v1/health), else 0. */
 int svc_pg_reachable(const char *url);
 
+/* For the other tables of the store (store_vrf_pg.c): the writer's
+ * connection in its open transaction (BEGIN sent once; NULL and e), the
+ * answer to a failed call (as above; returns -1), a reader connection
+ * from the pool and its return. */
+#include <libpq-fe.h>
+PGconn *svc_pg_tx(svc_pg *pg, svc_error *e);
+int svc_pg_failed(PGconn *c, const PGresult *r, svc_error *e);
+PGconn *svc_pg_take(const char *url, svc_error *e);
+void svc_pg_give(PGconn *c);
+
 #endif

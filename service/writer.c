@@ -20,6 +20,7 @@
 
 #include "fairshuf/chain.h"
 #include "service.h"
+#include "vrf.h"
 
 typedef struct entry {
     fs_fair_period p, work;   /* committed state; state inside the batch */
@@ -39,6 +40,7 @@ struct svc_writer {
     int stop;
     svc_map cache;            /* table id -> entry, the tables loaded */
     entry *touched;           /* entries with a `work` copy in this batch */
+    svc_vrf *vrf;             /* the fairshuf-vrf-1 tables (vrf_table.c) */
     fs_deal deal;             /* scratch, large */
     fs_dealer dealer;         /* scratch, large: fs_fair_period_deal's */
     char tsv[FS_FAIR_TSV_MAX + 1];
@@ -323,10 +325,23 @@ static int run_op(svc_writer *w, svc_op *op)
     char line[FS_FAIR_LINE_MAX + 1];
     if (op->kind == SVC_OP_OPEN)
         return op_open(w, op, line, sizeof line);
+    /* a vrf table's (or an open of one); a cached id is a pf-2 table's */
+    if (op->kind == SVC_OP_VRF_OPEN || !svc_map_get(&w->cache, op->table)) {
+        int vrf = svc_vrf_run(w->vrf, w->st, op);
+        if (vrf)
+            return vrf < 0 ? -1 : 0;
+    }
     entry *en = lookup(w, op->table, &op->err);
     if (!en) /* an unknown table is its own refusal; storage dooms all */
         return op->err.status >= 500 ? -1 : 0;
     switch (op->kind) {
+    case SVC_OP_VRF_SEEDS:
+        svc_error_set(&op->err, 409, "wrong_scheme",
+                      "table %lld is a %s table: its player sets one client "
+                      "seed with POST /v1/tables/%lld/client-seed",
+                      (long long)op->table, en->work.scheme,
+                      (long long)op->table);
+        return 0;
     case SVC_OP_CLIENT_SEED:
         return op_client_seed(w, op, en, line, sizeof line);
     case SVC_OP_DEAL: return op_deal(w, op, en, line, sizeof line);
@@ -354,7 +369,8 @@ static int lock_batch(svc_writer *w, svc_op *ops, svc_error *e)
         return -1;
     }
     for (svc_op *op = ops; op; op = op->next)
-        if (op->kind != SVC_OP_OPEN && op->table > 0)
+        if (op->kind != SVC_OP_OPEN && op->kind != SVC_OP_VRF_OPEN &&
+            op->table > 0)
             ids[k++] = op->table;
     qsort(ids, k, sizeof *ids, cmp_id);
     n = 0;
@@ -362,6 +378,14 @@ static int lock_batch(svc_writer *w, svc_op *ops, svc_error *e)
         if (!n || ids[n - 1] != ids[i])
             ids[n++] = ids[i];
     int rc = svc_store_lock(w->st, ids, n, e);
+    /* then the vrf rows (every instance in this order), of the ids not
+     * known as pf-2 tables: a pf-2 batch pays no second query */
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!svc_map_get(&w->cache, ids[i]))
+            ids[k++] = ids[i];
+    if (!rc)
+        rc = svc_vrf_store_lock(w->st, ids, k, e);
     free(ids);
     return rc;
 }
@@ -371,6 +395,8 @@ static void run_batch(svc_writer *w, svc_op *ops)
     svc_error fatal = {0};
     int failed = svc_store_begin(w->st, &fatal) ||
                  lock_batch(w, ops, &fatal);
+    if (!failed) /* the batch's vrf hands proven at once, on every core */
+        svc_vrf_prepare(w->vrf, w->st, ops, &w->cache);
     for (svc_op *op = ops; op && !failed; op = op->next) {
         if (run_op(w, op)) {
             fatal = op->err;
@@ -409,6 +435,7 @@ static void run_batch(svc_writer *w, svc_op *ops)
         }
     }
     w->touched = NULL;
+    svc_vrf_batch_end(w->vrf, failed);
     if (failed) /* reload from the database: it is the truth */
         for (svc_op *op = ops; op; op = op->next)
             evict(w, op->table);
@@ -453,10 +480,16 @@ svc_writer *svc_writer_start(svc_store *st, unsigned batch, char *why,
     }
     w->st = st;
     w->batch = batch ? batch : 1;
+    if (!(w->vrf = svc_vrf_new())) {
+        snprintf(why, cap, "out of memory");
+        free(w);
+        return NULL;
+    }
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->queued, NULL);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
         snprintf(why, cap, "cannot start the writer thread");
+        svc_vrf_free(w->vrf);
         free(w);
         return NULL;
     }
@@ -484,6 +517,7 @@ void svc_writer_stop(svc_writer *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     svc_map_free(&w->cache, free);
+    svc_vrf_free(w->vrf);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->queued);
     free(w);

@@ -480,6 +480,8 @@ function start() {
     // Served by `fairshuf serve`: the table's public log from the same origin.
     if (q.get('commitment')) $('my-commitment').value = q.get('commitment');
     if (q.get('client_seed')) $('my-client-seed').value = q.get('client_seed');
+    // a fairshuf-vrf-1 table's log is checked against the dealer's key
+    if (q.get('public_key')) $('vrf-public-key').value = q.get('public_key').trim().toLowerCase();
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(table)) { showError(`'${table}' is not a table id`); return; }
     $('log-url').value = `/v1/tables/${table}/log`;
     run(async () => {
