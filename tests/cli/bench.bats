@@ -171,3 +171,24 @@ for r in rows:
                           END { exit !(x < c) }'
     echo "$output" | grep -qE '^summary 3e4: instructions / rip_shuffle: default 1\.[0-9]+, chacha20 1\.[0-9]+, xoshiro256ss (0\.9[5-9]|1\.0[0-5]);'
 }
+
+@test "bench/cputime.py: one shuffle's CPU time per element and its ratio to rip_shuffle's (a stand-in here)" {
+    cd "$BATS_TEST_DIRNAME/../.."
+    # the stand-in for rip_shuffle's driver (N MIN_MS REPS) is fairshuf's
+    # own driver with xoshiro256ss: its ratio to xoshiro256ss is about 1
+    printf '#!/bin/sh\nexec "%s" "$1" xoshiro256ss "$3" rip\n' "$PWD/$BUILD/bench/counts" > "$BATS_TEST_TMPDIR/rip"
+    chmod +x "$BATS_TEST_TMPDIR/rip"
+    make -s -C bench counts BUILD="$PWD/$BUILD" > /dev/null
+    run env SIZES=3e4 ROUNDS=3 WORK=3e7 RIP="$BATS_TEST_TMPDIR/rip" BUILD="$BUILD" bench/cputime.py
+    [ "$status" -eq 0 ]
+    for p in default chacha20 xoshiro256ss rip_shuffle; do
+        echo "$output" | grep -qE "^3e4 +$p +[0-9]+\.[0-9]+ " || { echo "no row $p"; false; }
+    done
+    echo "$output" | awk '$2 == "xoshiro256ss" { r = $5 } $2 == "rip_shuffle" { one = $5 }
+                          END { exit !(one == 1 && r > 0.5 && r < 2) }'
+    # a driver that fails is reported, not measured
+    printf '#!/bin/sh\necho broken >&2\nexit 3\n' > "$BATS_TEST_TMPDIR/rip"
+    run env SIZES=3e4 ROUNDS=1 WORK=1e6 RIP="$BATS_TEST_TMPDIR/rip" BUILD="$BUILD" bench/cputime.py
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"cputime.py: "*"failed"*"broken"* ]]
+}
