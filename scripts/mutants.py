@@ -65,6 +65,12 @@ def parse(path):
             if line == "end" and field == "to":
                 field = None
                 continue
+            if re.match(r"^\[[A-Za-z0-9_.-]+\]$", line):
+                # a union merge of two MUTANTS files can drop an "end":
+                # the next mutant would vanish into this one's text
+                raise SystemExit(f"{path}:{lineno}: {line} inside the "
+                                 f"{field} text of {cur['id']}: its 'end' "
+                                 "is missing")
             cur[field].append(line)
             continue
         if not line.strip() or line.startswith("#"):
