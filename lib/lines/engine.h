@@ -135,6 +135,9 @@ typedef struct fs__passes_plan_t {
     off_t start;
     uint64_t size;
     unsigned sub_bits;
+    uint64_t lines; /* the lines expected */
+    int keys;       /* room for every line's key too: computed once, not
+                     * once a read */
 } fs__passes_plan_t;
 #define FS__PASSES_DECLINED 1
 extern size_t fs__passes_min; /* 256 MiB; tests lower it */
