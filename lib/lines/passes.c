@@ -68,6 +68,7 @@
 #define FINE_MAX 8    /* key bits counted below a sub-bucket's prefix */
 
 size_t fs__passes_min = (size_t)256 << 20;
+_Atomic uint64_t fs__passes_rekeyed;
 
 /* A sub-bucket's records in a lane.  The first read chains them in
  * blocks (head, tail, used); a later read knows from the first how many
@@ -163,10 +164,12 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
 }
 
-/* The keys kept from the first read: 8 bytes a line. */
-static uint64_t keys_bytes(uint64_t lines)
+/* The room kept for the first read's keys, for `lines` lines expected:
+ * 8 bytes a line for half as many lines again (past it, the first read
+ * stops keeping them: the later reads compute them again). */
+static uint64_t keys_room(uint64_t lines)
 {
-    return 8 * lines;
+    return lines + lines / 2 + 1024;
 }
 /* The windows of a slice of `slices` of a file of `size` bytes: its
  * share of the NWIN quarters of the key space, so that a window holds at
@@ -223,8 +226,8 @@ int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
                               2 * (lines >> sb));
     if (need > limit)
         return 0;
-    /* the keys too, if they fit as well (a sixteenth more lines) */
-    pl->keys = need + keys_bytes(lines + lines / 16) <= limit;
+    /* the keys too, if their room fits as well */
+    pl->keys = need + 8 * keys_room(lines) <= limit;
     pl->lines = lines;
     pl->start = start;
     pl->size = size;
@@ -366,6 +369,8 @@ static int take_later(lane *L, const unsigned char *p,
         } else {
             if (L->in.kpos == L->in.kend) {
                 fs_lines_keys(L->in.key, next, 0, L->in.keys, 512);
+                atomic_fetch_add_explicit(&fs__passes_rekeyed, 512,
+                                          memory_order_relaxed);
                 L->in.kpos = 0;
                 L->in.kend = 512;
             }
@@ -724,13 +729,12 @@ static int windows_fit(passes *P)
         most = t > most ? t : most;
     }
     window(P, 0);
-    uint64_t need = footprint(most, P->sub_bits, P->lines, big, recs);
-    if (P->keys != NULL && (P->ln.keys_lost || P->h.ln.keys_lost ||
-                            need + keys_bytes(P->lines) > P->limit)) {
+    if (P->keys != NULL && (P->ln.keys_lost || P->h.ln.keys_lost)) {
         munmap(P->keys, P->kcap * sizeof *P->keys); /* the later reads */
         P->keys = NULL;                            /* compute them again */
     }
-    return big < 0xfff00000u && need <= P->limit;
+    return big < 0xfff00000u &&
+           footprint(most, P->sub_bits, P->lines, big, recs) <= P->limit;
 }
 
 /* The second lane's thread, with two threads or more (no thread: one
@@ -855,7 +859,7 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     P->cap = CHUNK + 1;
     P->buf = malloc(P->cap);
     if (pl->keys) { /* reserved like the arena, for half as many again */
-        P->kcap = (size_t)(pl->lines + pl->lines / 2 + 1024);
+        P->kcap = (size_t)keys_room(pl->lines);
         P->keys = mmap(NULL, P->kcap * sizeof *P->keys,
                        PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
