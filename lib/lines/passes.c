@@ -6,8 +6,12 @@
  * the lines whose key lies in window p as records [key][index << 16 |
  * length][line] (FS__STORED_LEN: the spill format with each line's length, so
  * the sorter never looks for a line's end) in 2^sub sub-buckets by the next key
- * bits, chained in blocks of one arena that every pass reuses.  The sub-buckets
- * are then taken in key order, each copied contiguous and sorted by
+ * bits, in one arena that every pass reuses.  The first pass chains them in
+ * blocks and notes every line's length and key and each sub-bucket's bytes;
+ * a later pass walks those lengths and keys (no delimiter search, no
+ * ChaCha20) and puts each record straight into its sub-bucket's place,
+ * known from the first pass's counts.  The sub-buckets are then taken in key
+ * order (the first pass's copied contiguous first) and sorted by
  * fs__sort_emit: the same total key order as in memory and out of core, so the
  * same bytes.  A sub-bucket is a few MiB, so its sort and its gather stay in
  * cache (the in-memory path reads a line of the whole text at random for every
@@ -48,7 +52,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../advise.h"
 #include "engine.h"
 #include "io.h"
 #include "lanes.h"
@@ -852,10 +855,14 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     /* reserved, not used: pages are taken as records arrive, and the
      * reservation never moves while two lanes write into it */
     P->acap = limit;
+    /* No huge pages asked for, here or for the keys: both are filled front
+     * to back (the arena in a few hundred streams, a sub-bucket at a time
+     * sorted in cache), so small pages cost few TLB misses, and on a VM
+     * that hands free memory back to its host a fresh huge page costs
+     * more than its 512 small ones (docs/lines.md, "A large regular
+     * file, read four times"). */
     P->arena = mmap(NULL, P->acap, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (P->arena != MAP_FAILED)
-        fs__huge(P->arena, P->acap);
     P->cap = CHUNK + 1;
     P->buf = malloc(P->cap);
     if (pl->keys) { /* reserved like the arena, for half as many again */
@@ -865,8 +872,6 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (P->keys == MAP_FAILED)
             P->keys = NULL;
-        else
-            fs__huge(P->keys, P->kcap * sizeof *P->keys);
     }
     /* what cannot be set up is declined: nothing is read or written yet */
     int rc = FS__PASSES_DECLINED;
