@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../advise.h"
 #include "engine.h"
 #include "io.h"
 #include "lanes.h"
@@ -855,14 +856,16 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     /* reserved, not used: pages are taken as records arrive, and the
      * reservation never moves while two lanes write into it */
     P->acap = limit;
-    /* No huge pages asked for, here or for the keys: both are filled front
-     * to back (the arena in a few hundred streams, a sub-bucket at a time
-     * sorted in cache), so small pages cost few TLB misses, and on a VM
-     * that hands free memory back to its host a fresh huge page costs
-     * more than its 512 small ones (docs/lines.md, "A large regular
-     * file, read four times"). */
+    /* Huge pages for the arena (each sub-bucket is sorted where it lies:
+     * its lines are read at random, and under a VM's nested paging a TLB
+     * miss is costly), small ones for the keys (read front to back; on a
+     * VM that hands free memory back to its host a fresh huge page costs
+     * more than its 512 small ones: docs/lines.md, "A large regular file,
+     * read four times"). */
     P->arena = mmap(NULL, P->acap, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (P->arena != MAP_FAILED)
+        fs__huge(P->arena, P->acap);
     P->cap = CHUNK + 1;
     P->buf = malloc(P->cap);
     if (pl->keys) { /* reserved like the arena, for half as many again */
