@@ -135,9 +135,15 @@ typedef struct fs__passes_plan_t {
     off_t start;
     uint64_t size;
     unsigned sub_bits;
+    uint64_t lines; /* the lines expected */
+    int keys;       /* room for every line's key too: computed once, not
+                     * once a read */
 } fs__passes_plan_t;
 #define FS__PASSES_DECLINED 1
 extern size_t fs__passes_min; /* 256 MiB; tests lower it */
+/* Keys a later read computed again, the first read's not kept (a test
+ * hook, tests/unit/test_lines_passes.c). */
+extern _Atomic uint64_t fs__passes_rekeyed;
 int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
                     size_t limit, fs__passes_plan_t *pl);
 int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,

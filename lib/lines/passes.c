@@ -6,8 +6,12 @@
  * the lines whose key lies in window p as records [key][index << 16 |
  * length][line] (FS__STORED_LEN: the spill format with each line's length, so
  * the sorter never looks for a line's end) in 2^sub sub-buckets by the next key
- * bits, chained in blocks of one arena that every pass reuses.  The sub-buckets
- * are then taken in key order, each copied contiguous and sorted by
+ * bits, in one arena that every pass reuses.  The first pass chains them in
+ * blocks and notes every line's length and key and each sub-bucket's bytes;
+ * a later pass walks those lengths and keys (no delimiter search, no
+ * ChaCha20) and puts each record straight into its sub-bucket's place,
+ * known from the first pass's counts.  The sub-buckets are then taken in key
+ * order (the first pass's copied contiguous first) and sorted by
  * fs__sort_emit: the same total key order as in memory and out of core, so the
  * same bytes.  A sub-bucket is a few MiB, so its sort and its gather stay in
  * cache (the in-memory path reads a line of the whole text at random for every
@@ -68,11 +72,18 @@
 #define FINE_MAX 8    /* key bits counted below a sub-bucket's prefix */
 
 size_t fs__passes_min = (size_t)256 << 20;
+_Atomic uint64_t fs__passes_rekeyed;
 
+/* A sub-bucket's records in a lane.  The first read chains them in
+ * blocks (head, tail, used); a later read knows from the first how many
+ * bytes each lane keeps in each sub-bucket, so they go to one contiguous
+ * part of the arena (head, room): the two lanes' parts of a sub-bucket
+ * side by side, sorted where they are. */
 typedef struct sub {
     uint64_t head, tail; /* arena offsets of the first and last block */
     uint64_t bytes, recs;
     uint32_t used;       /* bytes of records in the tail block */
+    uint64_t room;       /* a later read: the part's size */
 } sub;
 
 /* A chunk of the first read as its two lanes took it: bytes, where the
@@ -98,6 +109,7 @@ typedef struct lane {
     uint64_t *hist;  /* bytes of every (window, sub-bucket), first read */
     uint64_t *hrecs; /* records of the same */
     size_t seen;     /* the next line's number, header included */
+    int keys_lost;   /* the first read met a line past kcap */
 } lane;
 
 /* The second lane: its lines follow `before` lines from next and seen. */
@@ -129,12 +141,18 @@ typedef struct passes {
     int counting;          /* the first read: hist, hrecs and lens made */
     uint16_t *lens;        /* every line's length (LONG_LINE: look) */
     size_t nlens, lcap;
+    uint64_t *keys;        /* every shuffled line's key by index, noted
+                            * by the first read so that the later ones
+                            * need not compute them (room for kcap; NULL
+                            * when they do not fit) */
+    size_t kcap;
     uint64_t lines;        /* shuffled lines, as the first read counted */
     unsigned char *buf;    /* what a pread fills: cap bytes */
     size_t cap;
     cut *cuts;             /* the first read's chunks, in order */
     size_t ncuts, ccap;
     size_t chunk;          /* this read's next chunk */
+    int two_lanes;         /* the first read ran in two lanes */
     lane ln;               /* the first lane */
     helper h;              /* the second, when running */
 } passes;
@@ -148,6 +166,14 @@ static uint64_t footprint(uint64_t win, unsigned sb, uint64_t lines,
 {
     return win + ((uint64_t)BLK << sb) + 2 * lines + big +
            fs__sort_overhead(recs, 1) + 2 * CHUNK;
+}
+
+/* The room kept for the first read's keys, for `lines` lines expected:
+ * 8 bytes a line for half as many lines again (past it, the first read
+ * stops keeping them: the later reads compute them again). */
+static uint64_t keys_room(uint64_t lines)
+{
+    return lines + lines / 2 + 1024;
 }
 /* The windows of a slice of `slices` of a file of `size` bytes: its
  * share of the NWIN quarters of the key space, so that a window holds at
@@ -200,9 +226,13 @@ int fs__passes_plan(int fd, const fs_lines_config *c, unsigned slices,
     /* a slice's window (the same sub-buckets: they hold given keys) */
     uint64_t mine = win * NWIN / slices / passes_of(slices, size);
     /* the estimate with slack: a sixteenth more, sub-buckets twice even */
-    if (footprint(mine + mine / 16, sb, lines, 2 * (win >> sb),
-                  2 * (lines >> sb)) > limit)
+    uint64_t need = footprint(mine + mine / 16, sb, lines, 2 * (win >> sb),
+                              2 * (lines >> sb));
+    if (need > limit)
         return 0;
+    /* the keys too, if their room fits as well */
+    pl->keys = need + 8 * keys_room(lines) <= limit;
+    pl->lines = lines;
     pl->start = start;
     pl->size = size;
     pl->sub_bits = sb;
@@ -304,10 +334,82 @@ static int lens_room(passes *P, size_t from, size_t more)
     return FS_OK;
 }
 
+/* A later read's lines after the header, p[0..end): each line's length
+ * and key as the first read noted them (the keys computed again if they
+ * were not kept), its record into its sub-bucket's part of the arena.
+ * A line that does not end where it ended, or a part that overflows,
+ * means the file changed.  (Lines outside a slice are not counted: only
+ * the first read's counts are used.) */
+static int take_later(lane *L, const unsigned char *p,
+                      const unsigned char *end)
+{
+    passes *P = L->P;
+    const unsigned char d = P->c->delim;
+    const unsigned all = P->cbits, fb = P->fine_bits;
+    const size_t ca = P->ca, width = P->cb - P->ca, nlens = P->nlens;
+    const uint16_t *lens = P->lens;
+    const uint64_t *keys = P->keys, lo = L->in.lo, hi = L->in.hi;
+    unsigned char *arena = P->arena;
+    uint32_t *fine = L->fine;
+    sub *subs = L->subs;
+    size_t seen = L->seen;
+    uint64_t next = L->in.next;
+    int rc = FS_OK;
+    while (p < end) {
+        if (seen >= nlens) {
+            rc = CHANGED;
+            break;
+        }
+        size_t l = lens[seen++];
+        if (l == LONG_LINE) /* (the chunk ends with a delimiter) */
+            l = (size_t)(fs__delim(p, end, d) - p) + 1;
+        if (l > (size_t)(end - p) || p[l - 1] != d) {
+            rc = CHANGED;
+            break;
+        }
+        uint64_t key;
+        if (keys != NULL) {
+            key = keys[next];
+        } else {
+            if (L->in.kpos == L->in.kend) {
+                fs_lines_keys(L->in.key, next, 0, L->in.keys, 512);
+                atomic_fetch_add_explicit(&fs__passes_rekeyed, 512,
+                                          memory_order_relaxed);
+                L->in.kpos = 0;
+                L->in.kend = 512;
+            }
+            key = L->in.keys[L->in.kpos++];
+        }
+        size_t s = (size_t)(key >> (64 - all)) - ca; /* (unsigned: wraps) */
+        if (s < width && key >= lo && key <= hi) {
+            sub *b = &subs[s];
+            size_t need = FS__REC_HDR + l;
+            if (need > b->room - b->bytes) {
+                rc = CHANGED;
+                break;
+            }
+            unsigned char *r = arena + b->head + b->bytes;
+            uint64_t il = next << 16 | (l < FS__LEN_LOOK ? l : FS__LEN_LOOK);
+            memcpy(r, &key, 8);
+            memcpy(r + 8, &il, 8); /* FS__STORED_LEN */
+            memcpy(r + FS__REC_HDR, p, l);
+            b->bytes += need;
+            b->recs++;
+            fine[s << fb | (size_t)((key << all) >> (64 - fb))]++;
+        }
+        next++;
+        p += l;
+    }
+    L->seen = seen;
+    L->in.next = next;
+    return rc;
+}
+
 /* Takes the complete lines of p[0..end) for the window's cells into lane
- * L; the first read also counts every cell of the slice and notes each
+ * L; the first read also counts every cell of the slice, notes each
  * line's length (the room for them is made before: at most a line a
- * byte). */
+ * byte) and key (if kept).  A later read takes its header lines here,
+ * the rest in take_later. */
 static int take(lane *L, const unsigned char *p, const unsigned char *end)
 {
     passes *P = L->P;
@@ -315,6 +417,8 @@ static int take(lane *L, const unsigned char *p, const unsigned char *end)
     unsigned all = P->cbits;
     const size_t ca = P->ca, width = P->cb - P->ca; /* the window's cells */
     while (p < end) {
+        if (!P->counting && L->in.header_left == 0)
+            return take_later(L, p, end);
         size_t l;
         if (P->counting) { /* the first read finds the lines */
             l = (size_t)(fs__delim(p, end, d) - p) + 1;
@@ -332,6 +436,12 @@ static int take(lane *L, const unsigned char *p, const unsigned char *end)
         int rc = fs__intake_line(&L->in, p, l, &key, &idx);
         if (rc < 0)
             return rc;
+        if (rc != 1 && P->keys != NULL) { /* the first read */
+            if (idx < P->kcap)
+                P->keys[idx] = key;
+            else
+                L->keys_lost = 1;
+        }
         if (rc == 0) {
             size_t cell = (size_t)(key >> (64 - all));
             if (P->counting) {
@@ -427,6 +537,28 @@ static void lane_reset(passes *P, lane *L)
     L->seen = 0;
 }
 
+/* A later read: each sub-bucket of the window gets a contiguous part of
+ * the arena, the first lane's part (as many bytes as that lane kept there
+ * in the first read: a later read cuts the chunks where the first did)
+ * then the second's.  Without the helper in the first read or now, one
+ * lane takes every line and its part is the whole. */
+static void lay_out(passes *P)
+{
+    int two = P->two_lanes && P->h.lanes.running;
+    if (!two)
+        fs__lanes_stop(&P->h.lanes);
+    uint64_t off = 0;
+    for (size_t s = 0; s < P->cb - P->ca; s++) {
+        uint64_t all = P->ln.hist[P->ca + s],
+                 b = two ? P->h.ln.hist[P->ca + s] : 0;
+        P->ln.subs[s].head = off;
+        P->ln.subs[s].room = all - b;
+        P->h.ln.subs[s].head = off + all - b;
+        P->h.ln.subs[s].room = b;
+        off += all;
+    }
+}
+
 /* One read of the file: keeps the records of cells [P->ca, P->cb). */
 static int pass(passes *P, unsigned win)
 {
@@ -434,19 +566,32 @@ static int pass(passes *P, unsigned win)
     atomic_store_explicit(&P->aused, 0, memory_order_relaxed);
     lane_reset(P, &P->ln);
     lane_reset(P, &P->h.ln);
+    if (P->counting)
+        P->two_lanes = P->h.lanes.running;
+    else
+        lay_out(P);
     P->ln.in.header_left = c->header;
     P->ln.in.hdr_len = 0;
     P->chunk = 0;
     uint64_t pos = 0;
     size_t len = 0;
+    /* every read cuts its chunks where the first did (a later read puts
+     * each lane's records where the first read's counts say): it reads
+     * CHUNK bytes at a time, more only from where a line did not fit, as
+     * the first did, however large the buffer has grown */
+    size_t lim = CHUNK;
     while (pos < P->size) {
-        if (len == P->cap - 1) {
-            size_t cap = P->cap - 1;
-            if (fs__grow_buf(&P->buf, &cap) != FS_OK)
-                return FS_ENOMEM;
-            P->cap = cap; /* the buffer was CHUNK + 1: one byte spare */
+        if (len == lim) {
+            if (2 * lim + 1 > P->cap) { /* (a byte spare for a delimiter) */
+                unsigned char *nb = realloc(P->buf, 2 * lim + 1);
+                if (nb == NULL)
+                    return FS_ENOMEM;
+                P->buf = nb;
+                P->cap = 2 * lim + 1;
+            }
+            lim *= 2;
         }
-        size_t want = P->cap - 1 - len, got;
+        size_t want = lim - len, got;
         if (want > P->size - pos)
             want = (size_t)(P->size - pos);
         if (fs__pread_full(P->fd, P->buf + len, want,
@@ -531,14 +676,19 @@ static int emit(passes *P, unsigned char **scr, size_t *scap,
         const sub *a = &P->ln.subs[s], *b = &P->h.ln.subs[s];
         if (a->recs + b->recs == 0)
             continue;
-        int rc = fs__reserve(scr, scap, (size_t)(a->bytes + b->bytes));
-        if (rc != FS_OK)
-            return rc;
-        size_t len = copy_chain(P, b, *scr, copy_chain(P, a, *scr, 0));
+        const unsigned char *buf = P->arena + a->head; /* a later read */
+        size_t len = (size_t)(a->bytes + b->bytes);
+        int rc;
+        if (P->counting) { /* chained: copied together */
+            if ((rc = fs__reserve(scr, scap, len)) != FS_OK)
+                return rc;
+            len = copy_chain(P, b, *scr, copy_chain(P, a, *scr, 0));
+            buf = *scr;
+        }
         for (size_t f = 0; f < nf; f++)
             fine[f] = P->ln.fine[s * nf + f] + P->h.ln.fine[s * nf + f];
         fs__counts fc = {fine, P->fine_bits, a->recs, (size_t)a->bytes};
-        rc = fs__sort_emit(*scr, len, a->recs + b->recs, FS__STORED_LEN, 0,
+        rc = fs__sort_emit(buf, len, a->recs + b->recs, FS__STORED_LEN, 0,
                            P->cbits, &fc, P->w);
         if (rc != FS_OK)
             return rc;
@@ -583,6 +733,10 @@ static int windows_fit(passes *P)
         most = t > most ? t : most;
     }
     window(P, 0);
+    if (P->keys != NULL && (P->ln.keys_lost || P->h.ln.keys_lost)) {
+        munmap(P->keys, P->kcap * sizeof *P->keys); /* the later reads */
+        P->keys = NULL;                            /* compute them again */
+    }
     return big < 0xfff00000u &&
            footprint(most, P->sub_bits, P->lines, big, recs) <= P->limit;
 }
@@ -638,8 +792,10 @@ static int run(passes *P)
                                         P->ln.in.hdr_len)) != FS_OK)
                 break;
         }
-        close_tails(P, &P->ln);
-        close_tails(P, &P->h.ln);
+        if (win == 0) {
+            close_tails(P, &P->ln);
+            close_tails(P, &P->h.ln);
+        }
         if (!as_counted(P)) {
             rc = changed(P);
             break;
@@ -700,12 +856,26 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     /* reserved, not used: pages are taken as records arrive, and the
      * reservation never moves while two lanes write into it */
     P->acap = limit;
+    /* Huge pages for the arena (each sub-bucket is sorted where it lies:
+     * its lines are read at random, and under a VM's nested paging a TLB
+     * miss is costly), small ones for the keys (read front to back; on a
+     * VM that hands free memory back to its host a fresh huge page costs
+     * more than its 512 small ones: docs/lines.md, "A large regular file,
+     * read four times"). */
     P->arena = mmap(NULL, P->acap, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (P->arena != MAP_FAILED)
         fs__huge(P->arena, P->acap);
     P->cap = CHUNK + 1;
     P->buf = malloc(P->cap);
+    if (pl->keys) { /* reserved like the arena, for half as many again */
+        P->kcap = (size_t)keys_room(pl->lines);
+        P->keys = mmap(NULL, P->kcap * sizeof *P->keys,
+                       PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (P->keys == MAP_FAILED)
+            P->keys = NULL;
+    }
     /* what cannot be set up is declined: nothing is read or written yet */
     int rc = FS__PASSES_DECLINED;
     struct stat st;
@@ -725,6 +895,8 @@ int fs__passes_run(int fd, const fs__passes_plan_t *pl, size_t limit,
     lane_free(&P->h.ln);
     free(P->buf);
     free(P->lens);
+    if (P->keys != NULL)
+        munmap(P->keys, P->kcap * sizeof *P->keys);
     free(P->cuts);
     /* as a read would leave it: at the end of what was shuffled */
     if (rc == FS_OK)

@@ -352,6 +352,44 @@ static void engine_matches_reference(void **st)
     free(expect);
 }
 
+/* fs_lines_count on long buffers against a plain count: every length
+ * up to 300 at every alignment, and 64 KiB of delimiters only (byte
+ * counters summed before they can wrap), of random bytes and of runs. */
+static void split_count_long(void **st)
+{
+    (void)st;
+    enum { N = 65536 + 77 };
+    unsigned char *b = malloc(N + 64);
+    assert_non_null(b);
+    uint64_t x = 88172645463325252ull;
+    for (int kind = 0; kind < 3; kind++) {
+        for (size_t i = 0; i < N + 64; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            b[i] = kind == 0 ? '\n'
+                   : kind == 1 ? (unsigned char)(x % 3 ? 'a' + x % 7 : '\n')
+                               : (unsigned char)((i / 5000) % 2 ? '\n' : 'z');
+        }
+        size_t lens[] = {N, N - 1, 4064, 4065, 4096, 8160, 31, 32, 33};
+        for (size_t k = 0; k < sizeof lens / sizeof *lens; k++)
+            for (size_t off = 0; off < 3; off++) {
+                uint64_t want = 0;
+                for (size_t i = 0; i < lens[k]; i++)
+                    want += b[off + i] == '\n';
+                want += b[off + lens[k] - 1] != '\n';
+                assert_int_equal(fs_lines_count(b + off, lens[k], '\n'), want);
+            }
+        for (size_t len = 1; len <= 300; len++)
+            for (size_t off = 0; off < 17; off++) {
+                uint64_t want = 0;
+                for (size_t i = 0; i < len; i++)
+                    want += b[off + i] == '\n';
+                want += b[off + len - 1] != '\n';
+                assert_int_equal(fs_lines_count(b + off, len, '\n'), want);
+            }
+    }
+    free(b);
+}
+
 static void split_edges(void **st)
 {
     (void)st;
@@ -482,6 +520,7 @@ int main(void)
         cmocka_unit_test(keyed_order_uniform),
         cmocka_unit_test(engine_matches_reference),
         cmocka_unit_test(split_edges),
+        cmocka_unit_test(split_count_long),
         cmocka_unit_test(reservoir_replay),
         cmocka_unit_test(strerror_words),
     };

@@ -229,6 +229,95 @@ static void later_reads_given_counts(void **st)
     free(text), free(ref), free(out);
 }
 
+/* The keys: the first read keeps them when the budget has room for them
+ * beside a window (the later reads then compute none), and not when it
+ * has room for the window only (they compute them again); the same bytes
+ * both ways, one lane and two.  The budget in between is found with the
+ * plan itself. */
+static void keys_kept_when_they_fit(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    size_t len, rn, on;
+    unsigned char *text = lines_text(200000, 130, 0, '\n', 0, &len);
+    fs_lines_config c = lines_config("passes");
+    unsigned char *ref = reference(text, len, c, &rn), *out;
+    /* the least limit the plan takes, and the least with the keys */
+    int fd = memfd_create("plan", 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    size_t lo[2];
+    for (int keys = 0; keys < 2; keys++) {
+        size_t a = 0, b = (size_t)1 << 30; /* plan(a) fails, plan(b) holds */
+        while (b - a > 1) {
+            size_t m = a + (b - a) / 2;
+            fs__passes_plan_t pl;
+            assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+            if (fs__passes_plan(fd, &c, 1, m, &pl) && (!keys || pl.keys))
+                b = m;
+            else
+                a = m;
+        }
+        lo[keys] = b;
+    }
+    close(fd);
+    assert_true(lo[1] > lo[0] + 8 * 200000); /* 8 bytes a line and more */
+    for (int k = 0; k < 4; k++) {
+        c.threads = k % 2 ? 2 : 1;
+        /* limit = memory / 4 * 3: room for the keys, or for a window only */
+        size_t limit = k < 2 ? lo[1] + ((size_t)1 << 20) : lo[0] + 4096;
+        c.memory = limit / 3 * 4 + 8;
+        job j = {-1, -1, -1, NULL, 0, 0, 0};
+        fs_lines_result res;
+        atomic_store(&fs__passes_rekeyed, 0);
+        assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res),
+                         FS_OK);
+        assert_int_equal(j.at_open, 0); /* the passes ran */
+        assert_int_equal(on, rn);
+        assert_memory_equal(out, ref, rn);
+        uint64_t rekeyed = atomic_load(&fs__passes_rekeyed);
+        if (k < 2)
+            assert_int_equal(rekeyed, 0);
+        else /* three later reads, every line */
+            assert_true(rekeyed >= 3 * 200000);
+        close(j.in), close(j.out);
+        free(out);
+    }
+    free(text), free(ref);
+}
+
+/* More lines than the first MiB promised (long lines there, short ones
+ * after): past the keys' room the first read stops keeping them, and the
+ * later reads compute them all again.  The same bytes. */
+static void more_lines_than_expected(void **st)
+{
+    (void)st;
+    fs__passes_min = 0;
+    size_t cap = 64 << 20, len = 0;
+    unsigned char *text = malloc(cap);
+    for (uint64_t i = 0; len < ((size_t)40 << 20); i++) {
+        size_t l = len < ((size_t)2 << 20) ? 1000 : 70;
+        len += (size_t)sprintf((char *)text + len, "%llu:",
+                               (unsigned long long)i);
+        memset(text + len, 'y', l);
+        len += l;
+        text[len++] = '\n';
+    }
+    fs_lines_config c = lines_config("passes");
+    c.threads = 2;
+    size_t rn, on;
+    unsigned char *ref = reference(text, len, c, &rn), *out;
+    job j = {-1, -1, -1, NULL, 0, 0, 0};
+    fs_lines_result res;
+    atomic_store(&fs__passes_rekeyed, 0);
+    assert_int_equal(from_file(text, len, 0, c, &j, &out, &on, &res), FS_OK);
+    assert_int_equal(j.at_open, 0);
+    assert_int_equal(on, rn);
+    assert_memory_equal(out, ref, rn);
+    assert_true(atomic_load(&fs__passes_rekeyed) > 0);
+    close(j.in), close(j.out);
+    free(text), free(ref), free(out);
+}
+
 /* -n K with K >= 2^20 (below, the top-K path streams): the head of the
  * same order, cut inside the first window. */
 static void head_of_order(void **st)
@@ -565,6 +654,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_bytes),
         cmocka_unit_test(later_reads_given_counts),
+        cmocka_unit_test(keys_kept_when_they_fit),
+        cmocka_unit_test(more_lines_than_expected),
         cmocka_unit_test(stored_len_as_spill_format),
         cmocka_unit_test(head_of_order),
         cmocka_unit_test(changed_between_reads),
