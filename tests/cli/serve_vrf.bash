@@ -139,3 +139,14 @@ open(sys.argv[1] + ".bad", "w", encoding="utf-8").write("\n".join(l))' "$T/log.$
     [ "$status" -eq 3 ]
     [[ $output == *other-key* ]]
 }
+
+# SQL on an SQLite file ($1) through Python's sqlite3 module (the sqlite3
+# shell is not a test need): sql DB STATEMENT; sql_dump DB prints its dump.
+sql() {
+    "$PY" -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()' "$1" "$2"
+}
+sql_dump() {
+    "$PY" -c 'import sqlite3, sys
+for l in sqlite3.connect(sys.argv[1]).iterdump(): print(l)' "$1"
+}

@@ -62,7 +62,7 @@ teardown() {
     id2=$(open_vrf)
     [ "$id2" = 3 ]
     get_log "$pf"
-    run "$F" fair check --log="$T/log.$pf" --commitment="$(head -1 "$T/log.$pf" | jq -r .commitment)" --client-seed=carol
+    run "$F" fair check --log="$T/log.$pf" --commitment="$("$PY" -c 'import json, sys; print(json.loads(sys.stdin.readline())["commitment"])' < "$T/log.$pf")" --client-seed=carol
     [ "$status" -eq 4 ] || [ "$status" -eq 0 ]   # unrevealed: inconclusive, never dishonest
     # the table names differ (never one name twice with one key)
     [ "$(api GET "/v1/tables/$ID")" = 200 ]; n1=$(jget name)
@@ -187,11 +187,11 @@ teardown() {
     b=$(new_table doudizhu)
     kill "$SPID"; wait "$SPID"; SPID=
     # the schema of a database made before vrf tables
-    sqlite3 "$DB" 'DROP TABLE vrf_tables'
-    sqlite3 "$DB" .dump | grep -v '^INSERT INTO sqlite_stat' >"$T/before.sql"
+    sql "$DB" 'DROP TABLE vrf_tables'
+    sql_dump "$DB" | grep -v '^INSERT INTO "sqlite_stat' >"$T/before.sql"
     start_serve --vrf-key-file="$T/d.vrf-key"
     kill "$SPID"; wait "$SPID"; SPID=
-    sqlite3 "$DB" .dump | grep -v 'vrf_tables' >"$T/after.sql"
+    sql_dump "$DB" | grep -v 'vrf_tables' >"$T/after.sql"
     diff "$T/before.sql" "$T/after.sql"   # only vrf_tables was added
     start_serve --vrf-key-file="$T/d.vrf-key"
     [ "$(api POST "/v1/tables/$a/deals")" = 200 ]

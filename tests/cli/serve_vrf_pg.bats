@@ -113,7 +113,7 @@ teardown() {
     [[ $output == "OK: 1 table, 4 hands"* ]]
     # a vrf table whose log differs between the two stops the run
     kill "${IPIDS[1]}"; wait "${IPIDS[1]}"; IPIDS=()
-    sqlite3 "$DB" "UPDATE log SET line = replace(line, '\"hand\":2', '\"hand\":2 ') WHERE table_id = $v AND seq = 3"
+    sql "$DB" "UPDATE log SET line = replace(line, '\"hand\":2', '\"hand\":2 ') WHERE table_id = $v AND seq = 3"
     run "$F" serve migrate --from="$DB" --to="$PGURL" --seed-key-file="$T/key"
     [ "$status" -eq 1 ]
     [[ $output == *"different logs"* ]]
