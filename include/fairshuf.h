@@ -61,7 +61,7 @@ extern "C" {
 #define FS_VERSION_STRING "0.1.0"
 /* Version of the seeded-stream specification (docs/stream.md).  Any change
  * to what a (generator, seed, algorithm, input) produces bumps it. */
-#define FS_STREAM_VERSION 4
+#define FS_STREAM_VERSION 5
 
 /* Version of the library actually linked (may differ from the header). */
 FS_API const char *fs_version(void);
@@ -270,18 +270,17 @@ FS_API const fs_algorithm_info *fs_algorithm_find(const char *name);
 /* Shuffles in place with the library's choice for n (Durstenfeld with
  * batched bounded draws below 16 MiB of data, the in-place bucket shuffle
  * from there; fixed rule, so a seed gives the same output everywhere).
- * Uniform.  O(n) expected.  Errors: FS_EINVAL (base NULL with n > 0, size
- * 0), FS_ERANGE (n * size overflows), FS_ENOMEM (the bucket path's
- * bookkeeping, about 1% of the array: see fs_shuffle_threads; the array
- * is then untouched), the generator's sticky error (the array is then
- * still a permutation of its input; on the bucket path, whose only draw
- * is a 32-byte key taken before the array is touched, it is untouched).
+ * Uniform.  O(n).  Allocates nothing: both paths work in place.  Errors:
+ * FS_EINVAL (base NULL with n > 0, size 0), FS_ERANGE (n * size
+ * overflows), the generator's sticky error (the array is then still a
+ * permutation of its input; on the bucket path, whose only draw is a
+ * 32-byte key taken before the array is touched, it is untouched).
  * n = 0 and 1 draw nothing. */
 FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* Shuffles in place with a named algorithm.  Same errors; algorithms that
  * need scratch memory (inside-out, fisher-yates, rejection, sort-key,
- * bucket, random-comparator) may return FS_ENOMEM. */
+ * random-comparator) may return FS_ENOMEM. */
 FS_API int fs_shuffle_with(fs_algorithm alg, void *base, size_t n, size_t size,
                     fs_rng *rng);
 
@@ -313,14 +312,10 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
 /* fs_shuffle() with up to `threads` threads (0 = one per online CPU):
  * the same choice by size and the same output for the same seed -- the
  * output never depends on `threads`.  Threads are used on the bucket
- * path (n * size >= 16 MiB), in every phase: the in-place block
- * distribution into buckets and the per-bucket shuffles.  Errors as
- * fs_shuffle(); the bucket path works in place, with extra memory of 5
- * bytes per block of 64 elements (fewer elements at small n), the
- * distribution's leftovers (at most n / 32 elements, about n / 400 at
- * n = 1e8) and 16384 elements of buffer per thread: 1.3% of an 8-byte
- * array of 1e8 (FS_ENOMEM if that is refused; the array is then
- * untouched).
+ * path (n * size >= 16 MiB) for its last step, the shuffles of the
+ * buckets; the scatter into buckets before it is
+ * one pass in one thread.  Errors as fs_shuffle(); in place, with no
+ * memory beyond a few KiB of stack per thread.
  * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);

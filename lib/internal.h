@@ -179,22 +179,6 @@ static inline void fs__swap(unsigned char *a, unsigned char *b, size_t size)
     }
 }
 
-/* Copy of one element of `size` bytes (dst and src apart), in the same
- * constant-size pieces as fs__swap. */
-static inline void fs__copy_elem(unsigned char *dst, const unsigned char *src,
-                                 size_t size)
-{
-    size_t k = 0;
-    for (; size - k >= 8; k += 8)
-        memcpy(dst + k, src + k, 8);
-    if (size - k >= 4) {
-        memcpy(dst + k, src + k, 4);
-        k += 4;
-    }
-    for (; k < size; k++)
-        dst[k] = src[k];
-}
-
 /* qsort/bsearch order of uint64_t values. */
 static inline int fs__cmp_u64(const void *x, const void *y)
 {

@@ -3,10 +3,10 @@
  *
  * Why not fork + exec from the bench itself: fork() write-protects every
  * page of the bench for copy-on-write, so the first fairshuf row after a
- * baseline took a fault on each heap page it reused (about 380 at n = 1e7:
- * the bucket shuffle's tails and slot array, freed by the row before and
- * kept by malloc) -- a cost of the bench, not of fs_shuffle
- * (docs/performance.md, "Arrays").  Why not posix_spawn: its child shares
+ * baseline took a fault on each heap page it reused (about 380 at n = 1e7
+ * with the bucket shuffle of stream version 4, whose tables were freed by
+ * the row before and kept by malloc) -- a cost of the bench, not of
+ * fs_shuffle.  Why not posix_spawn: its child shares
  * the bench's memory until exec, and Linux then counts the bench's peak RSS
  * in the child's ru_maxrss, the baseline's peak column.  The spawner's own
  * pages are few, so its forks cost the bench nothing, and each baseline's

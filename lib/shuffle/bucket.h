@@ -13,30 +13,18 @@
 /* Target bytes per bucket: fits the per-core L2 of current x86/ARM cores
  * (reached below the cap; at the cap buckets grow and live in L3). */
 #define FS_BUCKET_BYTES ((size_t)256 << 10)
-/* At most 2^FS_BUCKET_MAX_LOG2 buckets (the classify buffers of the
- * block distribution).  Labels are bytes (bucket.c), so at most 8; 2^8
- * byte labels beat 2^9 packed ones by 1.4x at 1e7 (docs/performance.md,
- * "Arrays", one label per byte).  At n = 1e8 of 8 bytes: 256
+/* At most 2^FS_BUCKET_MAX_LOG2 buckets (the scatter's write streams).
+ * Labels are bytes (bucket.c), so at most 8.  At n = 1e8 of 8 bytes: 256
  * buckets of 3 MiB. */
 #define FS_BUCKET_MAX_LOG2 8
 /* Elements per chunk: the unit of the label streams. */
 #define FS_BUCKET_CHUNK ((size_t)1 << 20)
-/* At most this many classify units (runs of consecutive chunks) in the
- * block distribution: enough to share among 16+ threads, few enough that
- * the units' tails (< BS per unit and bucket) stay small at 1e8. */
-#define FS_BUCKET_UNITS 32
-/* Elements per block of the block distribution, at most (512 bytes of
- * 8-byte elements). */
-#define FS_BUCKET_BLOCK 64
-
 /* Test-only hook: nonzero fields replace the constants above (to take the
  * bucket path, with several chunks and buckets, at small n).  Production
  * code never sets it. */
 typedef struct fs__bucket_params {
     size_t min_bytes, bucket_bytes, chunk;
     unsigned max_log2;
-    unsigned fail_alloc; /* k > 0: the k-th allocation of a call fails */
-    int separate_tags;   /* the tag array of plans with 2^24 - 1 slots or more */
 } fs__bucket_params;
 extern fs__bucket_params fs__bucket_test_params;
 
@@ -44,8 +32,9 @@ extern fs__bucket_params fs__bucket_test_params;
 int fs__bucket_wanted(size_t n, size_t size);
 
 /* The bucket shuffle with up to `threads` threads (0: one per online
- * CPU); output independent of `threads`.  FS_OK or FS_ENOMEM (then the
- * array is untouched). */
+ * CPU) for its per-bucket shuffles; output independent of `threads`.
+ * Allocates nothing.  FS_OK, or the generator's error while the key is
+ * drawn (then the array is untouched). */
 int fs__bucket_run(unsigned char *base, size_t n, size_t size,
                    unsigned threads, fs_rng *rng);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of docs/stream.md (stream version 4),
+"""An independent implementation of docs/stream.md (stream version 5),
 written from the specification, not from the C code: every generator, every
 algorithm (the bucket path included), `rng`, `perm`, `deal --format=tsv`,
 `playlist --spread` / `--weights` and `lines` (--csv, --weights, --group-by,
@@ -361,7 +361,8 @@ def bucket(a, g, size, crypto):
     lab = []
     for c in range(C):
         ch, m = label_stream(crypto, key, c), min(n, (c + 1) << 20) - (c << 20)
-        # version 3: one byte per position, its top L bits
+        # one byte per label, its top L bits; version 5: the labels are a
+        # sequence, read in step 5's order
         while m > 0:
             k = min(m, 4096)
             lab.extend(byte >> (8 - L) for byte in ch.take(k))
@@ -369,42 +370,19 @@ def bucket(a, g, size, crypto):
     start = [0] * (B + 1)
     for b in range(B):
         start[b + 1] = start[b] + lab.count(b)
-    # version 4, step 2: the chunks are grouped into U = min(C, 32) units
-    # (unit j: chunks [j*C//U, (j+1)*C//U)); BS is the largest power of two
-    # <= 64 and <= n / (32*U*B), at least 1.  Bucket b holds its elements in
-    # input order, cut into runs of BS per unit; the k-th full run (units in
-    # order) goes to the k-th BS-aligned slot inside b's range while it
-    # fits, and the positions left, in increasing order, get the one run
-    # more (if any), then each unit's rest (its tail), units in order.
-    U = min(C, 32)
-    BS = 1
-    while BS < 64 and BS * 2 * 32 * U * B <= n:
-        BS *= 2
-    unit = [0] * C
-    for j in range(U):
-        for c in range(j * C // U, (j + 1) * C // U):
-            unit[c] = j
-    mine = [[[] for _ in range(U)] for _ in range(B)]  # [b][u]: in order
-    for i in range(n):
-        mine[lab[i]][unit[i >> 20]].append(a[i])
+    # version 5, step 5: the scatter.  The element at head[b] is in hand;
+    # label k sends it to bucket l (a swap with l's first unfilled
+    # position, a no-op when l == b), and head[l] moves on.
+    head = start[:B]
+    k = 0
     for b in range(B):
-        S0, S1 = start[b], start[b + 1]
-        runs, tails = [], []
-        for u in range(U):
-            m = mine[b][u]
-            full = len(m) // BS * BS
-            runs += [m[r:r + BS] for r in range(0, full, BS)]
-            tails += m[full:]
-        A = (S0 + BS - 1) // BS * BS
-        F = min(len(runs), (S1 - A) // BS if A < S1 else 0)
-        assert len(runs) <= F + 1
-        for k in range(F):
-            a[A + k * BS:A + (k + 1) * BS] = runs[k]
-        rest = (runs[F] if len(runs) > F else []) + tails
-        free = [i for i in range(S0, S1) if not A <= i < A + F * BS]
-        assert len(free) == len(rest)
-        for i, v in zip(free, rest):
-            a[i] = v
+        while head[b] < start[b + 1]:
+            l = lab[k]
+            k += 1
+            h, q = head[b], head[l]
+            a[h], a[q] = a[q], a[h]
+            head[l] += 1
+    assert k == n
     for b in range(B):
         lo, hi = start[b], start[b + 1]
         if hi - lo >= 2:

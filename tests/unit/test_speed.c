@@ -288,13 +288,16 @@ static void golden_case(const char *rng_name, const char *seed, size_t n,
  * independent tests/cli/stream_spec.py, changed with them.
  * GOLDEN_DBIG and GOLDEN_DBIGX re-pinned for FS_STREAM_VERSION 4 (the
  * block arrangement of step 5; version 3 gave 185ec2578cf380f0 and
- * 25b836b664359d38), with docs/vectors.md's bucket rows. */
+ * 25b836b664359d38), with docs/vectors.md's bucket rows.
+ * GOLDEN_DBIG and GOLDEN_DBIGX re-pinned for FS_STREAM_VERSION 5 (the
+ * scatter of step 5; version 4 gave 406280bfb235bb80 and
+ * 695ad918ca3ffb96), with docs/vectors.md's bucket rows. */
 #define GOLDEN_H10 9, 7, 3, 4, 2
 #define GOLDEN_D10 "67df10211b4862cb"
 #define GOLDEN_D1000 "0ae86146f41a353e"
 #define GOLDEN_DX "3710b80aedfe4dc5"
-#define GOLDEN_DBIG "406280bfb235bb80"
-#define GOLDEN_DBIGX "695ad918ca3ffb96"
+#define GOLDEN_DBIG "4285d793f846b2a1"
+#define GOLDEN_DBIGX "1eaf620d2562c5e7"
 
 static void golden(void **s)
 {
