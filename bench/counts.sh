@@ -67,7 +67,7 @@ for s in $SIZES; do
         read -r Ir D1r D1w LL F < <(measure "cmd_$name")
         awk -v n="$n" -v s="$s" -v name="$name" -v Ir="$Ir" -v D1r="$D1r" -v D1w="$D1w" \
             -v LL="$LL" -v F="$F" 'BEGIN {
-            printf "%-6s %-14s %9.2f %9.3f %9.3f %9.3f %12.2f\n", s, name, Ir / n, D1r / n,
+            printf "%-6s %-14s %9.2f %9.3f %9.3f %9.4f %12.2f\n", s, name, Ir / n, D1r / n,
                    D1w / n, LL / n, 1000 * F / n }'
         ir[$name]=$Ir
         ll[$name]=$LL
@@ -75,7 +75,7 @@ for s in $SIZES; do
     if [ -n "${ir[rip_shuffle]:-}" ]; then
         awk -v s="$s" -v d="${ir[default]}" -v c="${ir[chacha20]}" -v x="${ir[xoshiro256ss]}" \
             -v r="${ir[rip_shuffle]}" -v ld="${ll[default]}" -v lx="${ll[xoshiro256ss]}" \
-            -v lr="${ll[rip_shuffle]}" 'function f(x) { return sprintf("%.2f", x) }
+            -v lr="${ll[rip_shuffle]}" 'function f(x) { return sprintf("%.3f", x) }
             BEGIN {
             printf "summary %s: instructions / rip_shuffle: default %.2f, chacha20 %.2f, xoshiro256ss %.2f; LL misses / rip_shuffle: default %s, xoshiro256ss %s\n",
                    s, d / r, c / r, x / r, (lr > 0 ? f(ld / lr) : "n/a"), (lr > 0 ? f(lx / lr) : "n/a") }'

@@ -165,12 +165,10 @@ static void labels_wipe(labels *s)
  * labels in a row do not wait on each other's increments. */
 static void count_labels(plan *p)
 {
-    uint32_t cnt[4][256];
-    size_t total[256] = {0};
+    size_t cnt[4][256] = {{0}};
     labels s;
     labels_open(&s, p);
     for (size_t m; (m = next_labels(&s)) != 0;) {
-        memset(cnt, 0, sizeof cnt);
         size_t i = 0;
         for (; i + 4 <= m; i += 4) {
             cnt[0][s.lb[i]]++;
@@ -180,14 +178,12 @@ static void count_labels(plan *p)
         }
         for (; i < m; i++)
             cnt[0][s.lb[i]]++;
-        for (size_t b = 0; b < p->B; b++)
-            total[b] += (size_t)cnt[0][b] + cnt[1][b] + cnt[2][b] + cnt[3][b];
     }
     labels_wipe(&s);
     size_t pos = 0;
     for (size_t b = 0; b < p->B; b++) {
         p->start[b] = pos;
-        pos += total[b];
+        pos += cnt[0][b] + cnt[1][b] + cnt[2][b] + cnt[3][b];
     }
     p->start[p->B] = pos;
 }
