@@ -18,7 +18,10 @@ min-max of the per-round ratios to rip_shuffle.  docs/performance.md
 Environment: SIZES (default "1e5 1e7"), ROUNDS (5), WORK (6e8 elements
 shuffled per measurement), BUILD (build), RIP (rip_shuffle's driver,
 bench/README.md; default BUILD/bench/ripbench, then /var/tmp/rip/ripbench;
-its rows are skipped when it is absent).
+its rows are skipped when it is absent), BASE (another build folder, e.g.
+main's: its bench/counts is measured in the same rounds as rows "base
+default" and "base xoshiro256ss", an A/B of two builds by CPU time).
+  BASE=../main/build SIZES="1e7 1e8" bench/cputime.py
 """
 import os
 import statistics
@@ -46,9 +49,14 @@ def cpu(argv):
     return ru.ru_utime + ru.ru_stime
 
 
+BASE = os.environ.get("BASE", "")
+
+
 def command(prog, n, reps):
     if prog == "rip_shuffle":
         return [RIP, str(n), "0", str(reps)]
+    if prog.startswith("base-"):
+        return [os.path.join(BASE, "bench", "counts"), str(n), prog[5:], str(reps), "counts"]
     return [COUNTS, str(n), prog, str(reps), "counts"]
 
 
@@ -58,9 +66,13 @@ def main():
                         "BUILD=" + os.path.abspath(BUILD)], check=True,
                        stdout=subprocess.DEVNULL)
     progs = ["default", "chacha20", "xoshiro256ss"]
+    if BASE:
+        if not os.access(os.path.join(BASE, "bench", "counts"), os.X_OK):
+            sys.exit(f"cputime.py: {BASE}/bench/counts: not built (make -C bench counts BUILD=...)")
+        progs += ["base-default", "base-xoshiro256ss"]
     if RIP and os.access(RIP, os.X_OK):
         progs.append("rip_shuffle")
-    head = f"{'n':6s} {'program':14s} {'cpu ns/elem':>11s} {'min-max':>13s}"
+    head = f"{'n':6s} {'program':17s} {'cpu ns/elem':>11s} {'min-max':>13s}"
     if "rip_shuffle" in progs:
         head += f" {'x rip':>6s} {'min-max':>11s}"
     print(head)
@@ -75,7 +87,7 @@ def main():
                 res[p].append(max(0.0, many - one) / (reps - 1) / n * 1e9)
         for p in progs:
             v = res[p]
-            line = f"{s:6s} {p:14s} {statistics.median(v):11.3f} {f'{min(v):.3f}-{max(v):.3f}':>13s}"
+            line = f"{s:6s} {p:17s} {statistics.median(v):11.3f} {f'{min(v):.3f}-{max(v):.3f}':>13s}"
             if "rip_shuffle" in res:
                 rat = [x / y for x, y in zip(v, res["rip_shuffle"]) if y > 0]
                 if rat:

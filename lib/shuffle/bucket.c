@@ -89,7 +89,7 @@ typedef struct plan {
  * key, nonce = 4 zero bytes and c little-endian, block counter off / 64.
  * Otherwise: SplitMix64 started at K_1 XOR (c * golden), its outputs as
  * little-endian bytes (a counter: word w is mix(start + (w + 1) * golden)).
- * Position o of the chunk has label byte o >> (8 - L). */
+ * Label c * chunk + o of the sequence is byte o >> (8 - L). */
 static void label_bytes(const plan *p, size_t c, uint64_t off,
                         unsigned char *out, size_t len)
 {
@@ -114,7 +114,6 @@ static void label_bytes(const plan *p, size_t c, uint64_t off,
 typedef struct labels {
     const plan *p;
     size_t c, off;       /* the next block: chunk c, offset off */
-    size_t i, m;         /* lb[i .. m) not yet read */
     unsigned char lb[LABEL_BYTES];
 } labels;
 
@@ -137,7 +136,7 @@ static size_t next_labels(labels *s)
         s->c++;
         s->off = 0;
         if (s->c == p->nchunks)
-            return s->i = s->m = 0;
+            return 0;
         clen = p->n - s->c * p->chunk;
         if (clen > p->chunk)
             clen = p->chunk;
@@ -147,8 +146,7 @@ static size_t next_labels(labels *s)
     if (p->L < 8)
         shift_labels(s->lb, m, 8 - p->L);
     s->off += m;
-    s->i = 0;
-    return s->m = m;
+    return m;
 }
 
 static void labels_open(labels *s, const plan *p)
@@ -285,7 +283,9 @@ static void scatter(plan *p)
                     continue;
                 }
                 size_t q = head[l]++;
-                __builtin_prefetch(a + (q + 1) * ES + SCATTER_AHEAD, 1, 3);
+                __builtin_prefetch((const void *)((uintptr_t)(a + q * ES) + ES +
+                                                  SCATTER_AHEAD),
+                                   1, 3);
                 fs__swap(a + h * ES, a + q * ES, ES);
             }
         }

@@ -188,6 +188,14 @@ for r in rows:
     done
     echo "$output" | awk '$2 == "xoshiro256ss" { r = $5 } $2 == "rip_shuffle" { one = $5 }
                           END { exit !(one == 1 && r > 0.5 && r < 2) }'
+    # BASE: another build's driver in the same rounds (here the same build)
+    run env SIZES=3e4 ROUNDS=1 WORK=1e6 RIP="$BATS_TEST_TMPDIR/rip" BUILD="$BUILD" BASE="$BUILD" bench/cputime.py
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -qE "^3e4 +base-default +[0-9]+\.[0-9]+ "
+    echo "$output" | grep -qE "^3e4 +base-xoshiro256ss +[0-9]+\.[0-9]+ "
+    run env SIZES=3e4 ROUNDS=1 BASE="$BATS_TEST_TMPDIR/none" BUILD="$BUILD" bench/cputime.py
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"bench/counts: not built"* ]]
     # a driver that fails is reported, not measured
     printf '#!/bin/sh\necho broken >&2\nexit 3\n' > "$BATS_TEST_TMPDIR/rip"
     run env SIZES=3e4 ROUNDS=1 WORK=1e6 RIP="$BATS_TEST_TMPDIR/rip" BUILD="$BUILD" bench/cputime.py
