@@ -99,9 +99,10 @@ enum { LA = 8 };
  * the buffer, but each made beside the swaps that wait on the L2, not in a
  * 4 KiB burst between them.  Taken only when the buffer holds whole words,
  * so that the buffer ends where a word ends; the buffer is then left empty
- * (pos = end) and the next refill continues from the state. */
-/* Fewer elements take the plain forms: their calls cost more than a
- * refill saves (n = 300: 1.04x the plain forms' time, 1e3: 0.89x). */
+ * (pos = end) and the next refill continues from the state.  Arrays of
+ * fewer than XO_MIN elements take the plain forms: there the _xo forms'
+ * calls cost more than a refill saves (n = 300: 1.04x the plain forms'
+ * time; n = 1e3: 0.89x). */
 #define XO_MIN 512
 #define FORM_ARGS_xo , uint64_t *xs
 #define FORM_STEP_xo
