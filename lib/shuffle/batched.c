@@ -186,7 +186,7 @@ DEFINE_DOWN_ALL(uint64_t)
 DEFINE_DOWN_ALL(uint32_t)
 DEFINE_DOWN_ALL(fs__e16)
 
-/* SUF: empty, _pf or _la. */
+/* SUF: empty, _pf, _la or _xo. */
 #define DOWN_TYPED(T, SUF)                                                \
     do {                                                                  \
         T *a = (T *)(void *)base;                                         \
@@ -208,8 +208,25 @@ DEFINE_DOWN_ALL(fs__e16)
         }                                                                 \
     } while (0)
 
+/* The _xo forms' loops for T in a function of their own (never inlined):
+ * inlined into fs__durstenfeld_batched_pf they took the compiler's
+ * inlining budget from the other forms, whose loops became calls. */
+#define DEFINE_XO(T)                                                      \
+    __attribute__((noinline)) static void xo_##T(unsigned char *base,     \
+                                                 size_t i, fs__wsrc *wp,  \
+                                                 uint64_t *xs)            \
+    {                                                                     \
+        fs__wsrc w = *wp;                                                 \
+        DOWN_TYPED(T, _xo);                                               \
+        *wp = w;                                                          \
+    }
+DEFINE_XO(uint64_t)
+DEFINE_XO(uint32_t)
+DEFINE_XO(fs__e16)
+
 /* The typed loops for T in the form the call needs: prefetching the next
- * bucket (pflen), looking ahead (arrays beyond L2), or plain. */
+ * bucket (pflen), looking ahead (arrays beyond L2), xoshiro256** inline,
+ * or plain. */
 #define DOWN_FORM(T)                                                      \
     do {                                                                  \
         if (pflen)                                                        \
@@ -217,7 +234,7 @@ DEFINE_DOWN_ALL(fs__e16)
         else if (look)                                                    \
             DOWN_TYPED(T, _la);                                           \
         else if (xo)                                                      \
-            DOWN_TYPED(T, _xo);                                           \
+            xo_##T(base, i, &w, xs);                                      \
         else                                                              \
             DOWN_TYPED(T, );                                              \
     } while (0)
