@@ -4,11 +4,7 @@
  * advise.  Test vectors: state {1,2,3,4} -> 11520, 0, 1509978240, ...;
  * seed 42 -> 1546998764402558742, ... (shared/reference/vectors.md). */
 #include "generators.h"
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
+#include "xoshiro.h"
 
 static int seed_u64(fs_rng *rng, uint64_t seed)
 {
@@ -27,14 +23,7 @@ static void refill(fs_rng *rng)
     fs_stream *out = rng->s;
     unsigned char *buf = out->buf;
     for (size_t k = 0; k < FS_RNG_BUF; k += 8) {
-        uint64_t r = rotl(s1 * 5, 7) * 9;
-        uint64_t t = s1 << 17;
-        s2 ^= s0;
-        s3 ^= s1;
-        s1 ^= s2;
-        s0 ^= s3;
-        s2 ^= t;
-        s3 = rotl(s3, 45);
+        uint64_t r = fs__xoshiro256ss_next(&s0, &s1, &s2, &s3);
         memcpy(buf + k, &r, 8);
     }
     rng->st.u64[0] = s0;
