@@ -19,12 +19,14 @@
  * 3. Each bucket, now small enough for cache, is shuffled in place by
  *    Durstenfeld with batched draws.
  *
- * Why it is exactly uniform.  Which element is in hand when label k is
- * read depends on labels 0 .. k-1 only, and every element takes exactly
- * one label; so reading the labels as a map element -> bucket is a
- * bijection from label sequences to such maps (replaying a map gives its
- * sequence back), and the map is uniform over all B^n: the elements'
- * buckets are i.i.d. uniform.  The bucket sizes are then multinomial and,
+ * Why it is exactly uniform.  Given the label counts (they fix the
+ * ranges), which element is in hand when label k is read depends on
+ * labels 0 .. k-1 only, and every element takes exactly one label; so for
+ * each count vector, reading the labels as a map element -> bucket is a
+ * bijection from the label sequences with those counts to the maps with
+ * those counts (replaying a map gives its sequence back).  Given the
+ * counts the sequences are equally likely, hence so are the maps, and the
+ * counts are multinomial: the elements' buckets are i.i.d. uniform.  The bucket sizes are then multinomial and,
  * given the sizes, each bucket's set of elements is a uniform subset of
  * that size.  Step 2 leaves each bucket's elements in SOME order, a
  * deterministic function of the input and the labels; step 3 applies to
