@@ -270,12 +270,13 @@ FS_API const fs_algorithm_info *fs_algorithm_find(const char *name);
 /* Shuffles in place with the library's choice for n (Durstenfeld with
  * batched bounded draws below 16 MiB of data, the in-place bucket shuffle
  * from there; fixed rule, so a seed gives the same output everywhere).
- * Uniform.  O(n).  Allocates nothing: both paths work in place.  Errors:
- * FS_EINVAL (base NULL with n > 0, size 0), FS_ERANGE (n * size
- * overflows), the generator's sticky error (the array is then still a
- * permutation of its input; on the bucket path, whose only draw is a
- * 32-byte key taken before the array is touched, it is untouched).
- * n = 0 and 1 draw nothing. */
+ * Uniform.  O(n).  In place: neither path allocates (rng NULL: the
+ * thread's default generator, created on first use).  Errors: FS_EINVAL
+ * (base NULL with n > 0, size 0), FS_ERANGE (n * size overflows),
+ * FS_ERANDOM (rng NULL and no default generator), the generator's sticky
+ * error (the array is then still a permutation of its input; on the
+ * bucket path, whose only draw is a 32-byte key taken before the array
+ * is touched, it is untouched).  n = 0 and 1 draw nothing. */
 FS_API int fs_shuffle(void *base, size_t n, size_t size, fs_rng *rng);
 
 /* Shuffles in place with a named algorithm.  Same errors; algorithms that
@@ -313,9 +314,10 @@ FS_API int fs_shuffle_sattolo(void *base, size_t n, size_t size, fs_rng *rng);
  * the same choice by size and the same output for the same seed -- the
  * output never depends on `threads`.  Threads are used on the bucket
  * path (n * size >= 16 MiB) for its last step, the shuffles of the
- * buckets; the scatter into buckets before it is
- * one pass in one thread.  Errors as fs_shuffle(); in place, with no
- * memory beyond a few KiB of stack per thread.
+ * buckets; the scatter into buckets before it is one pass in one thread.
+ * Errors as fs_shuffle(); in place, with no memory of its own beyond the
+ * threads (a thread that cannot start leaves its buckets to the caller's
+ * thread: same output).
  * docs/stream.md §4 specifies the stream ("auto", "The bucket shuffle"). */
 FS_API int fs_shuffle_threads(void *base, size_t n, size_t size, unsigned threads,
                        fs_rng *rng);
